@@ -1,0 +1,66 @@
+/*
+ * args.h - argument classification for boltcc: is this compiler command
+ * distributable, and if so, what runs locally (the preprocessor) and what
+ * the daemon runs.  Rules: distcc 3.4's (spec distcc-protocol.md 8.4,
+ * 8.5) plus Xcode's (spec xcode.md sections 1.2, 2 and 7).
+ *
+ * Classification never touches the file system or runs anything, so
+ * `boltcc --explain` works without the compiler or the files.
+ */
+#ifndef BC_ARGS_H
+#define BC_ARGS_H
+
+#include "common/util.h"
+
+struct bc_plan {
+	int remote;		/* 1 = distribute, 0 = run locally unmodified */
+	const char *reason;	/* static short reason, e.g. "link", "-E",
+				 * "conftest", "distributable" */
+	char *detail;		/* malloc'd human-readable explanation */
+
+	char *compiler;		/* argv[0] as given */
+	char *source;		/* the one source file */
+	char *output;		/* object (or .s) path; derived if no -o */
+	const char *lang;	/* "c", "c++", "objective-c", "objective-c++" */
+	int preprocessed;	/* source is already .i/.ii/.mi/.mii */
+	int dash_S;		/* -S instead of -c */
+
+	int dep_wanted;		/* -MD/-MMD present */
+	char *dep_file;		/* where the .d goes (explicit or derived) */
+	char *dia_file;		/* --serialize-diagnostics path or NULL */
+
+	/* Local preprocessor command: writes the .i to stdout, and the .d
+	 * (with -MF/-MT made explicit) exactly as a local compile would. */
+	struct bc_strv cpp_argv;
+	/* Argv for the daemon (protocols 1/2 and BOLT): preprocessor-only
+	 * and Xcode-only options removed, source and -o as the user named
+	 * them (the daemon substitutes its own paths). */
+	struct bc_strv remote_argv;
+};
+
+void bc_plan_init(struct bc_plan *p);
+void bc_plan_free(struct bc_plan *p);
+
+/*
+ * Expand @file response files (GNU quoting, as gcc/clang and Xcode 16
+ * write them), recursively up to BC_MAX_RSP_DEPTH.  A file that cannot be
+ * read is left as the literal argument, as gcc does.
+ */
+int bc_args_expand_rsp(const struct bc_strv *in, struct bc_strv *out,
+    char *err);
+/* Split response-file text into words (GNU rules). */
+int bc_args_split_rsp(const char *text, size_t n, struct bc_strv *out,
+    char *err);
+
+/*
+ * Classify argv (argv->v[0] is the compiler, @files already expanded).
+ * Always fills plan->remote/reason; returns BC_OK, or an error only for
+ * allocation failure.
+ */
+int bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
+    char *err);
+
+/* Print the plan as one JSON object line (for --explain). */
+char *bc_plan_to_json(const struct bc_plan *p);
+
+#endif

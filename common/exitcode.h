@@ -1,0 +1,32 @@
+/*
+ * exitcode.h - process exit codes, the same numbers distcc 3.4 uses
+ * (spec distcc-protocol.md section 9.4).  Only main() functions map
+ * BC_ERR_* codes to these.
+ */
+#ifndef BC_EXITCODE_H
+#define BC_EXITCODE_H
+
+enum bc_exit {
+	BC_EXIT_OK = 0,
+	BC_EXIT_FAILURE = 100,
+	BC_EXIT_BAD_ARGUMENTS = 101,
+	BC_EXIT_BIND_FAILED = 102,
+	BC_EXIT_CONNECT_FAILED = 103,
+	BC_EXIT_COMPILER_CRASHED = 104,
+	BC_EXIT_OUT_OF_MEMORY = 105,
+	BC_EXIT_BAD_HOSTSPEC = 106,
+	BC_EXIT_IO_ERROR = 107,
+	BC_EXIT_TRUNCATED = 108,
+	BC_EXIT_PROTOCOL_ERROR = 109,
+	BC_EXIT_COMPILER_MISSING = 110,
+	BC_EXIT_RECURSION = 111,
+	BC_EXIT_SETUID_FAILED = 112,
+	BC_EXIT_ACCESS_DENIED = 113,
+	BC_EXIT_BUSY = 114,
+	BC_EXIT_NO_SUCH_FILE = 115,
+	BC_EXIT_NO_HOSTS = 116,
+	BC_EXIT_GONE = 117,
+	BC_EXIT_TIMEOUT = 118,
+};
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * io.h - blocking-with-deadline I/O on file descriptors.
+ *
+ * A bc_io wraps a read fd and a write fd (the same socket, or the two ends
+ * of an inetd/ssh pipe pair).  Every blocking step waits at most
+ * io_timeout_ms (0 = no per-step limit) and never past deadline_ms (an
+ * absolute bc_now_ms() value, 0 = none), so a peer that trickles one byte
+ * a second cannot hold a job forever.  Uses poll(), never select().
+ */
+#ifndef BC_IO_H
+#define BC_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "buf.h"
+
+struct bc_io {
+	int rfd;
+	int wfd;
+	int io_timeout_ms;
+	int64_t deadline_ms;
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+};
+
+void bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms);
+
+/* Monotonic clock in milliseconds. */
+int64_t bc_now_ms(void);
+
+/* Read exactly n bytes: BC_OK, BC_ERR_EOF (clean EOF before any byte is
+ * BC_ERR_EOF, EOF mid-way is BC_ERR_TRUNCATED), BC_ERR_TIMEOUT, BC_ERR_IO. */
+int bc_io_read_full(struct bc_io *io, void *p, size_t n, char *err);
+/* Write exactly n bytes (SIGPIPE must be ignored by the program). */
+int bc_io_write_full(struct bc_io *io, const void *p, size_t n, char *err);
+int bc_io_write_buf(struct bc_io *io, const struct bc_buf *b, char *err);
+
+/*
+ * Read one 12-byte header.  With expect != NULL a different token is
+ * BC_ERR_PROTO and the message shows the (escaped) bytes received.
+ */
+int bc_io_read_hdr(struct bc_io *io, const char *expect, char tok_out[5],
+    uint32_t *val, char *err);
+/*
+ * Read a body of len bytes into out (appended), after checking len <= max
+ * (BC_ERR_LIMIT otherwise, before reading or allocating).  Storage grows
+ * as bytes arrive, never from the claimed length alone.
+ */
+int bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
+    struct bc_buf *out, char *err);
+
+/* Connect to host:port (name or literal, IPv4/IPv6) within timeout_ms. */
+int bc_io_connect_tcp(const char *host, int port, int timeout_ms, int *fd_out,
+    char *err);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * limits.h - a named limit for every length and count a peer can send.
+ * Checked before anything is allocated; buffers grow only as data arrives.
+ */
+#ifndef BC_LIMITS_H
+#define BC_LIMITS_H
+
+/* Hard ceiling of any bc_buf, whatever its own max says. */
+#define BC_BUF_CEILING		((size_t)1 << 31)		/* 2 GiB */
+
+/* Request (client -> daemon). */
+#define BC_MAX_ARGC		4096		/* ARGC */
+#define BC_MAX_ARG_LEN		(64 * 1024)	/* one ARGV string */
+#define BC_MAX_ARGV_TOTAL	(1024 * 1024)	/* all ARGV strings together */
+#define BC_MAX_PATH_LEN		4096		/* CDIR, NAME, LINK */
+#define BC_MAX_DOTI		((size_t)512 << 20)	/* preprocessed source, uncompressed */
+#define BC_MAX_WIRE_BODY	((size_t)512 << 20)	/* any compressed body on the wire */
+#define BC_MAX_NFIL		20000		/* pump: file entries in one job */
+#define BC_MAX_FILE		((size_t)64 << 20)	/* pump: one shipped file */
+#define BC_MAX_JOB_BYTES	((size_t)1 << 30)	/* pump: all files of a job */
+
+/* Reply (daemon -> client). */
+#define BC_MAX_OBJECT		((size_t)1 << 30)	/* DOTO */
+#define BC_MAX_STDERR		((size_t)16 << 20)	/* SERR */
+#define BC_MAX_STDOUT		((size_t)16 << 20)	/* SOUT */
+#define BC_MAX_DOTD		((size_t)16 << 20)	/* DOTD */
+#define BC_MAX_DIA		((size_t)64 << 20)	/* serialized diagnostics */
+#define BC_MAX_MSG		4096		/* boltcc extension: error text */
+
+/* Stats / HTTP request read by the daemon. */
+#define BC_MAX_HTTP_REQUEST	8192
+
+/* Client side. */
+#define BC_MAX_RSP_DEPTH	16		/* nested @file */
+#define BC_MAX_RSP_SIZE		((size_t)4 << 20)	/* one response file */
+#define BC_MAX_HOSTS		1024		/* entries in a host list */
+#define BC_MAX_HOSTLIST_LEN	(256 * 1024)	/* bytes of host list text */
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * util.h - program-level helpers: allocation that dies on OOM, string
+ * vectors, atomic file output, temp directories, small path helpers.
+ *
+ * x*alloc functions are for program-level code only (client/daemon
+ * mains and their job logic); library layers (buf, wire, codec, cache,
+ * preproc parsers) return BC_ERR_ALLOC instead.
+ */
+#ifndef BC_UTIL_H
+#define BC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "buf.h"
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* asprintf that dies on OOM. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A NULL-terminated, growable vector of malloc'd strings. */
+struct bc_strv {
+	char **v;	/* v[n] == NULL always (when v != NULL) */
+	size_t n;
+	size_t cap;
+};
+#define BC_STRV_INIT { NULL, 0, 0 }
+void bc_strv_init(struct bc_strv *sv);
+void bc_strv_push(struct bc_strv *sv, const char *s);	/* copies s */
+void bc_strv_push_owned(struct bc_strv *sv, char *s);	/* takes s */
+void bc_strv_pushv(struct bc_strv *sv, char *const *v, size_t n);
+void bc_strv_insert(struct bc_strv *sv, size_t at, const char *s);
+void bc_strv_remove(struct bc_strv *sv, size_t at);
+void bc_strv_copy(struct bc_strv *dst, const struct bc_strv *src);
+void bc_strv_free(struct bc_strv *sv);
+/* Join with spaces, shell-quoting words that need it (for logs). */
+char *bc_strv_join(const struct bc_strv *sv);
+
+/*
+ * Atomic output: write all of p to a temp file in path's directory, fsync
+ * optional, then rename over path.  On any failure the temp file is
+ * removed and path is untouched.  mode as for open(2).
+ */
+int bc_write_file_atomic(const char *path, const void *p, size_t n,
+    int mode, char *err);
+/* Read a whole regular file of at most max bytes into out. */
+int bc_read_file(const char *path, size_t max, struct bc_buf *out, char *err);
+
+/* mkdir -p with mode; BC_OK if it already exists as a directory. */
+int bc_mkdir_p(const char *path, int mode, char *err);
+/* Make a private temp dir "<tmpdir>/<prefix>XXXXXX" (TMPDIR honoured);
+ * *out is malloc'd. */
+int bc_mkdtemp(const char *prefix, char **out, char *err);
+/* rm -rf of a directory tree we created (does not follow symlinks). */
+int bc_rmtree(const char *path);
+
+/* Last path component (pointer into s), and extension incl. '.' or "". */
+const char *bc_basename(const char *s);
+const char *bc_extension(const char *s);
+int bc_str_has_prefix(const char *s, const char *prefix);
+int bc_str_has_suffix(const char *s, const char *suffix);
+
+/* Parse a decimal integer in [min,max] from all of s (strtonum-like). */
+int bc_parse_int(const char *s, long long min, long long max, long long *out);
+
+/* Number of online CPUs (at least 1). */
+int bc_ncpus(void);
+
+#endif
