@@ -24,6 +24,10 @@ struct bc_plan {
 	const char *lang;	/* "c", "c++", "objective-c", "objective-c++" */
 	int preprocessed;	/* source is already .i/.ii/.mi/.mii */
 	int dash_S;		/* -S instead of -c */
+	int modules;		/* -fmodules given (stripped remotely): the
+				 * runner must compile locally if the .i
+				 * still has @import or "#pragma clang
+				 * module import" */
 
 	int dep_wanted;		/* -MD/-MMD present */
 	char *dep_file;		/* where the .d goes (explicit or derived) */

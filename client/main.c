@@ -1,0 +1,1187 @@
+/*
+ * main.c - the boltcc client: invocation mode, client-only options, and
+ * the life of one compile (classify, choose a host, preprocess locally,
+ * send, write the outputs, or fall back to a local compile).
+ *
+ * Exit status: the compiler's, or one of distcc's codes (exitcode.h) for
+ * boltcc's own failures.  A farm failure never fails the build unless
+ * DISTCC_FALLBACK=0.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/exitcode.h"
+#include "common/hosts.h"
+#include "common/io.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/util.h"
+#include "client/args.h"
+#include "client/cconf.h"
+#include "client/cstats.h"
+#include "client/hostsel.h"
+#include "client/local.h"
+#include "client/remote.h"
+
+#define STATS_MAX_PAGE (64 * 1024)
+#define STATS_TIMEOUT_MS 2000
+
+/* Everything one compile needs. */
+struct job {
+	struct bc_cconf *cfg;
+	struct bc_self self;
+	char *compiler_path;		/* the real compiler to exec */
+	struct bc_strv exec_argv;	/* the user's argv, for local runs */
+	struct bc_strv argv;		/* argv to classify (argv[0] = name) */
+	struct bc_plan plan;
+	struct bc_cstats stats;
+	char *tmpdir;			/* private temp dir, or NULL */
+	char *ipath;			/* preprocessed output */
+	char *cpp_err_path;		/* preprocessor stderr */
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: boltcc COMPILER [ARGS...]     compile, distributed if possible\n"
+	    "       boltcc [ARGS...]              same, with the compiler cc\n"
+	    "       COMPILER [ARGS...]            when installed as a masquerade link\n"
+	    "       boltcc --explain COMPILER ARGS...  show what would happen (JSON)\n"
+	    "       boltcc --show-hosts           print the host list, one per line\n"
+	    "       boltcc -j                     print the total number of slots\n"
+	    "       boltcc --stats [--json]       client counters and host stats\n"
+	    "       boltcc --zero-stats           reset the client counters\n"
+	    "       boltcc --version | --help\n"
+	    "\n"
+	    "Hosts come from BOLTCC_HOSTS, DISTCC_HOSTS, $DIR/hosts or\n"
+	    "/etc/distcc/hosts; $DIR is BOLTCC_DIR, DISTCC_DIR or ~/.boltcc.\n"
+	    "See boltcc(1).\n");
+}
+
+/* --------------------------------------------------------------------- */
+/* small helpers */
+
+static int
+is_source_or_object(const char *arg)
+{
+	static const char *const exts[] = {
+		".c", ".cc", ".cpp", ".cxx", ".cp", ".c++", ".C", ".i", ".ii",
+		".m", ".mm", ".mi", ".mii", ".M", ".s", ".S", ".o", ".a",
+		".so", ".dylib", NULL,
+	};
+	const char *ext = bc_extension(arg);
+	size_t i;
+
+	for (i = 0; exts[i] != NULL; i++)
+		if (strcmp(ext, exts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+replay_file(const char *path, int fd)
+{
+	struct bc_buf b;
+
+	if (path == NULL)
+		return;
+	bc_buf_init(&b, BC_MAX_STDERR);
+	if (bc_read_file(path, BC_MAX_STDERR, &b, NULL) == BC_OK &&
+	    bc_buf_len(&b) > 0)
+		write_all(fd, bc_buf_data(&b), bc_buf_len(&b));
+	bc_buf_free(&b);
+}
+
+static off_t
+file_size(const char *path)
+{
+	struct stat st;
+
+	if (path == NULL || stat(path, &st) != 0)
+		return 0;
+	return st.st_size;
+}
+
+static int
+output_mode(void)
+{
+	mode_t um = umask(0);
+
+	umask(um);
+	return (int)(0666 & ~um);
+}
+
+static int
+hosts_text_empty(const char *s)
+{
+	while (*s != '\0') {
+		if (*s == '#') {
+			while (*s != '\0' && *s != '\n')
+				s++;
+			continue;
+		}
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+		s++;
+	}
+	return 1;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* --------------------------------------------------------------------- */
+/* job life cycle */
+
+static void
+job_init(struct job *j, struct bc_cconf *cfg)
+{
+	memset(j, 0, sizeof(*j));
+	j->cfg = cfg;
+	bc_strv_init(&j->exec_argv);
+	bc_strv_init(&j->argv);
+	bc_plan_init(&j->plan);
+	bc_cstats_init(&j->stats);
+}
+
+static void
+job_cleanup_temps(struct job *j)
+{
+	if (j->tmpdir != NULL) {
+		if (j->cfg->save_temps)
+			bc_info("keeping temporary files in %s", j->tmpdir);
+		else
+			(void)bc_rmtree(j->tmpdir);
+	}
+	free(j->tmpdir);
+	free(j->ipath);
+	free(j->cpp_err_path);
+	j->tmpdir = j->ipath = j->cpp_err_path = NULL;
+}
+
+static void
+job_free(struct job *j)
+{
+	job_cleanup_temps(j);
+	free(j->compiler_path);
+	bc_strv_free(&j->exec_argv);
+	bc_strv_free(&j->argv);
+	bc_plan_free(&j->plan);
+	bc_cstats_free(&j->stats);
+	bc_local_self_free(&j->self);
+}
+
+static void
+job_commit_stats(struct job *j)
+{
+	char err[BC_ERRLEN];
+
+	if (!j->cfg->dir_ok || j->stats.n == 0)
+		return;
+	if (bc_cstats_commit(j->cfg->dir, &j->stats, err) != BC_OK)
+		bc_debug("cannot update client stats: %s", err);
+	bc_cstats_free(&j->stats);
+}
+
+/*
+ * Replace this process with the real compiler and the user's argv.
+ * Counters are written first; temp files are removed.
+ */
+static int
+job_exec_local(struct job *j)
+{
+	char err[BC_ERRLEN];
+
+	job_commit_stats(j);
+	job_cleanup_temps(j);
+	fflush(stdout);
+	fflush(stderr);
+	bc_local_exec(j->compiler_path, j->exec_argv.v, err);
+	fprintf(stderr, "boltcc: error: %s\n", err);
+	return errno == ENOENT ? BC_EXIT_COMPILER_MISSING : BC_EXIT_FAILURE;
+}
+
+/* Run locally because of `reason` (classification or a local-only rule). */
+static int
+run_local(struct job *j, const char *reason)
+{
+	bc_debug("compiling locally: %s", reason);
+	bc_cstats_add(&j->stats, "jobs_local", 1);
+	bc_cstats_add2(&j->stats, "local_by_reason", reason, 1);
+	return job_exec_local(j);
+}
+
+/* Exec the compiler holding a local slot (waits for one, bounded). */
+static int
+exec_in_local_slot(struct job *j, int localslots)
+{
+	struct bc_slot slot = BC_SLOT_INIT;
+	char err[BC_ERRLEN];
+
+	if (j->cfg->dir_ok &&
+	    bc_hostsel_local_slot(j->cfg->lockdir, localslots > 0 ?
+	    localslots : BC_DEFAULT_LOCALSLOTS,
+	    (int64_t)j->cfg->io_timeout * 1000, &slot, err) != BC_OK)
+		bc_debug("running without a local slot: %s", err);
+	/* The slot's lock fd survives exec: held until the compiler exits. */
+	return job_exec_local(j);
+}
+
+/* Local compile after the farm failed or was unusable, under a local slot. */
+static int
+run_fallback(struct job *j, const char *reason, int localslots)
+{
+	bc_cstats_add(&j->stats, "jobs_local", 1);
+	bc_cstats_add2(&j->stats, "fallback_by_reason", reason, 1);
+	return exec_in_local_slot(j, localslots);
+}
+
+/* Run the preprocessor into j->ipath; returns its wait status in *st. */
+static int
+run_cpp(struct job *j, int *st, char *err)
+{
+	int ofd, efd, r;
+
+	if (j->tmpdir == NULL) {
+		r = bc_mkdtemp("boltcc_", &j->tmpdir, err);
+		if (r != BC_OK)
+			return r;
+		j->ipath = xasprintf("%s/%s", j->tmpdir,
+		    j->plan.lang != NULL && strstr(j->plan.lang, "++") != NULL ?
+		    "source.ii" : "source.i");
+		j->cpp_err_path = xasprintf("%s/cpp.stderr", j->tmpdir);
+	}
+	ofd = open(j->ipath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (ofd < 0)
+		return bc_seterr(err, BC_ERR_IO, "cannot create %s: %s",
+		    j->ipath, strerror(errno));
+	efd = open(j->cpp_err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600);
+	if (efd < 0) {
+		close(ofd);
+		return bc_seterr(err, BC_ERR_IO, "cannot create %s: %s",
+		    j->cpp_err_path, strerror(errno));
+	}
+	if (bc_log_get_level() >= BC_LOG_DEBUG) {
+		char *s = bc_strv_join(&j->plan.cpp_argv);
+
+		bc_debug("preprocessing: %s", s);
+		free(s);
+	}
+	r = bc_local_run(j->compiler_path, j->plan.cpp_argv.v, ofd, efd, st,
+	    err);
+	close(ofd);
+	close(efd);
+	return r;
+}
+
+static int
+contains(const uint8_t *p, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	return n >= k && memmem(p, n, needle, k) != NULL;
+}
+
+/* Pick the wire protocol for a host (probing it once if needed). */
+static int
+choose_proto(struct job *j, const struct bc_host *h, int *proto, char *err)
+{
+	int bolt = -1, r;
+
+	if (h->bolt == BC_BOLT_YES)
+		bolt = 1;
+	else if (h->bolt == BC_BOLT_NO)
+		bolt = 0;
+	else {
+		bolt = bc_remote_probe_cached(j->cfg->statedir, h);
+		if (bolt < 0) {
+			r = bc_remote_probe(h, BC_CONNECT_TIMEOUT_MS,
+			    j->cfg->io_timeout * 1000, &bolt, err);
+			if (r != BC_OK) {
+				bc_cstats_add(&j->stats, "probe_failed", 1);
+				return r;
+			}
+			bc_cstats_add(&j->stats, bolt ? "probe_bolt" :
+			    "probe_distcc", 1);
+			bc_remote_probe_remember(j->cfg->statedir, h, bolt);
+		}
+	}
+	if (bolt)
+		*proto = BC_PROTO_BOLT;
+	else	/* pump (3) is not spoken yet: plain mode with LZO */
+		*proto = h->protocol == 1 ? 1 : 2;
+	return BC_OK;
+}
+
+static int
+status_is_farm_failure(uint32_t status)
+{
+	int code;
+
+	if (WIFSIGNALED(status) || !WIFEXITED(status))
+		return 1;
+	code = WEXITSTATUS(status);
+	/* >= 128: the compiler died; 100..118: distcc/boltcc's own codes
+	 * for daemon-side failures (compiler missing, I/O, timeout). */
+	return code >= 128 || (code >= BC_EXIT_FAILURE &&
+	    code <= BC_EXIT_TIMEOUT);
+}
+
+/* Write the outputs of a successful remote compile. */
+static int
+write_outputs(struct job *j, const struct bc_reply *rep, char *err)
+{
+	int mode = output_mode(), r;
+
+	r = bc_write_file_atomic(j->plan.output, bc_buf_data(&rep->doto),
+	    bc_buf_len(&rep->doto), mode, err);
+	if (r != BC_OK)
+		return r;
+	if (j->plan.dia_file != NULL && bc_buf_len(&rep->dia) > 0) {
+		r = bc_write_file_atomic(j->plan.dia_file,
+		    bc_buf_data(&rep->dia), bc_buf_len(&rep->dia), mode, err);
+		if (r != BC_OK)
+			return r;
+	}
+	return BC_OK;
+}
+
+static void
+replay_reply(struct job *j, const struct bc_reply *rep)
+{
+	replay_file(j->cpp_err_path, STDERR_FILENO);
+	if (bc_buf_len(&rep->serr) > 0)
+		write_all(STDERR_FILENO, bc_buf_data(&rep->serr),
+		    bc_buf_len(&rep->serr));
+	if (bc_buf_len(&rep->sout) > 0) {
+		fflush(stdout);
+		write_all(STDOUT_FILENO, bc_buf_data(&rep->sout),
+		    bc_buf_len(&rep->sout));
+	}
+}
+
+static const char *
+describe_no_host(const char *why)
+{
+	if (strcmp(why, "no-free-slot") == 0)
+		return "every host slot stayed busy";
+	if (strcmp(why, "no-usable-host") == 0)
+		return "no usable host (all down, backed off or failed)";
+	return why;
+}
+
+static const char *
+host_label(const struct bc_host *h)
+{
+	return h->spec != NULL ? h->spec : (h->name != NULL ? h->name : "?");
+}
+
+/* The distributed path.  Returns the process exit code. */
+static int
+run_remote(struct job *j)
+{
+	struct bc_cconf *cfg = j->cfg;
+	struct bc_hostlist hl;
+	struct bc_buf doti;
+	unsigned char *tried = NULL;
+	char err[BC_ERRLEN];
+	const char *last_why = NULL;
+	char *last_host = NULL;
+	char last_err[BC_ERRLEN];
+	int cpp_done = 0, host_failed = 0, dia_skipped = 0, rc = -1, r;
+	const char *no_host_why = "no-usable-host";
+
+	if (j->plan.output == NULL || j->plan.source == NULL)
+		return run_local(j, "no-output");
+	if (cfg->error != NULL) {
+		fprintf(stderr, "boltcc: error: %s (not compiling %s)\n",
+		    cfg->error, j->plan.source != NULL ? j->plan.source : "");
+		return cfg->error_exit;
+	}
+	if (cfg->hosts_text == NULL || hosts_text_empty(cfg->hosts_text)) {
+		if (!cfg->fallback) {
+			fprintf(stderr, "boltcc: error: no hosts configured "
+			    "(BOLTCC_HOSTS, DISTCC_HOSTS, %s/hosts, "
+			    "/etc/distcc/hosts) and DISTCC_FALLBACK=0\n",
+			    cfg->dir);
+			return BC_EXIT_NO_HOSTS;
+		}
+		bc_warn("no hosts configured (set BOLTCC_HOSTS or "
+		    "DISTCC_HOSTS); compiling %s locally", j->plan.source);
+		return run_local(j, "no-hosts");
+	}
+	memset(&hl, 0, sizeof(hl));
+	r = bc_hosts_parse(cfg->hosts_text, cfg->hosts_boltopts, &hl, err);
+	if (r != BC_OK) {
+		fprintf(stderr, "boltcc: error: bad host list in %s: %s\n",
+		    cfg->hosts_origin, err);
+		return BC_EXIT_BAD_HOSTSPEC;
+	}
+	r = bc_cconf_make_dirs(cfg, err);
+	if (r != BC_OK) {
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		bc_hosts_free(&hl);
+		return BC_EXIT_IO_ERROR;
+	}
+	bc_buf_init(&doti, BC_MAX_DOTI);
+	last_err[0] = '\0';
+	tried = xcalloc(hl.n > 0 ? hl.n : 1, 1);
+
+	for (;;) {
+		struct bc_slot slot = BC_SLOT_INIT;
+		struct bc_remote_job rj;
+		struct bc_remote_counts counts;
+		struct bc_reply rep;
+		const struct bc_host *h;
+		const char *why = NULL;
+		int proto = 1, st;
+
+		r = bc_hostsel_pick(&hl, cfg->lockdir, tried,
+		    cfg->backoff_period, (int64_t)cfg->io_timeout * 1000,
+		    &slot, err);
+		if (r != BC_OK) {
+			no_host_why = r == BC_ERR_BUSY ? "no-free-slot" :
+			    "no-usable-host";
+			bc_debug("%s", err);
+			break;
+		}
+		h = slot.host;
+		tried[slot.host_index] = 1;
+
+		if (h->kind == BC_HOST_LOCAL) {
+			/* "localhost" in the list: run here, in its slot. */
+			bc_cstats_add(&j->stats, "jobs_local", 1);
+			bc_cstats_add2(&j->stats, "local_by_reason",
+			    "localhost", 1);
+			rc = job_exec_local(j);
+			bc_hostsel_release(&slot);
+			goto out;
+		}
+		if (h->kind != BC_HOST_TCP) {
+			bc_info("skipping %s: only TCP hosts are supported",
+			    host_label(h));
+			bc_hostsel_release(&slot);
+			continue;
+		}
+		r = choose_proto(j, h, &proto, err);
+		if (r != BC_OK) {
+			why = "probe-connect";
+			goto host_failure;
+		}
+		if (j->plan.dia_file != NULL && proto != BC_PROTO_BOLT) {
+			/* A stock distccd cannot return a .dia. */
+			bc_info("skipping %s for %s: --serialize-diagnostics "
+			    "needs a boltccd", host_label(h), j->plan.source);
+			dia_skipped = 1;
+			bc_hostsel_release(&slot);
+			continue;
+		}
+
+		if (!cpp_done) {
+			r = run_cpp(j, &st, err);
+			if (r != BC_OK) {
+				bc_hostsel_release(&slot);
+				bc_warn("cannot run the preprocessor: %s", err);
+				no_host_why = "cpp-run";
+				break;
+			}
+			if (st != 0) {
+				/* The user's error, not the farm's. */
+				bc_hostsel_release(&slot);
+				replay_file(j->cpp_err_path, STDERR_FILENO);
+				bc_cstats_add(&j->stats, "jobs_cpp_error", 1);
+				rc = bc_local_exit_code(st);
+				goto out;
+			}
+			r = bc_read_file(j->ipath, BC_MAX_DOTI, &doti, err);
+			if (r != BC_OK) {
+				bc_hostsel_release(&slot);
+				bc_warn("cannot read preprocessed output: %s",
+				    err);
+				no_host_why = "cpp-output";
+				break;
+			}
+			cpp_done = 1;
+			if (contains(bc_buf_data(&doti), bc_buf_len(&doti),
+			    "@import") ||
+			    contains(bc_buf_data(&doti), bc_buf_len(&doti),
+			    "#pragma clang module import")) {
+				bc_hostsel_release(&slot);
+				rc = run_local(j, "modules");
+				goto out;
+			}
+			if (j->plan.dia_file != NULL &&
+			    file_size(j->cpp_err_path) > 0) {
+				/* The .dia would miss the preprocessor's
+				 * diagnostics. */
+				bc_hostsel_release(&slot);
+				rc = run_local(j, "cpp-diagnostics");
+				goto out;
+			}
+		}
+
+		memset(&rj, 0, sizeof(rj));
+		rj.host = h;
+		rj.proto = proto;
+		rj.argv = &j->plan.remote_argv;
+		rj.cwd = cfg->cwd;
+		rj.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
+		rj.doti = bc_buf_data(&doti);
+		rj.doti_len = bc_buf_len(&doti);
+		rj.connect_timeout_ms = BC_CONNECT_TIMEOUT_MS;
+		rj.io_timeout_ms = cfg->io_timeout * 1000;
+		bc_reply_init(&rep);
+		r = bc_remote_compile(&rj, &rep, &counts, &why, err);
+		bc_hostsel_release(&slot);
+		bc_cstats_add(&j->stats, "bytes_sent", (long long)counts.sent);
+		bc_cstats_add(&j->stats, "bytes_received",
+		    (long long)counts.received);
+		if (r != BC_OK) {
+			bc_reply_free(&rep);
+			goto host_failure;
+		}
+		if (rep.status == 0 && j->plan.dia_file != NULL &&
+		    bc_buf_len(&rep.dia) == 0) {
+			/* clang always writes a non-empty .dia: the host did
+			 * not make one, and Xcode needs it. */
+			bc_info("%s returned no diagnostics file for %s",
+			    host_label(h), j->plan.source);
+			bc_reply_free(&rep);
+			dia_skipped = 1;
+			continue;
+		}
+		if (rep.status == 0) {
+			r = write_outputs(j, &rep, err);
+			if (r != BC_OK) {
+				bc_reply_free(&rep);
+				fprintf(stderr, "boltcc: error: %s\n", err);
+				rc = BC_EXIT_IO_ERROR;
+				goto out;
+			}
+			replay_reply(j, &rep);
+			bc_reply_free(&rep);
+			bc_hostsel_backoff_clear(cfg->lockdir, h);
+			bc_cstats_add(&j->stats, "jobs_remote_ok", 1);
+			rc = 0;
+			goto out;
+		}
+		if (status_is_farm_failure(rep.status)) {
+			char esc[200];
+			size_t n = bc_buf_len(&rep.serr);
+
+			bc_log_escape(bc_buf_data(&rep.serr), n < 150 ? n : 150,
+			    esc, sizeof(esc));
+			bc_seterr(err, BC_ERR_COMPILER,
+			    "remote status 0x%x: %s", (unsigned)rep.status,
+			    esc);
+			why = WIFSIGNALED(rep.status) ? "remote-signal" :
+			    "remote-daemon-error";
+			bc_reply_free(&rep);
+			/* The host answered: no backoff, but try another. */
+			host_failed = 1;
+			free(last_host);
+			last_host = xstrdup(host_label(h));
+			last_why = why;
+			snprintf(last_err, sizeof(last_err), "%s", err);
+			bc_cstats_add2(&j->stats, "host_failure_by_reason", why,
+			    1);
+			bc_info("%s on %s: %s", j->plan.source, host_label(h),
+			    err);
+			continue;
+		}
+		/* A genuine compile error. */
+		bc_hostsel_backoff_clear(cfg->lockdir, h);
+		bc_cstats_add(&j->stats, "jobs_remote_error", 1);
+		if (cfg->skip_local_retry) {
+			replay_reply(j, &rep);
+			rc = bc_local_exit_code((int)rep.status);
+			bc_reply_free(&rep);
+			goto out;
+		}
+		bc_reply_free(&rep);
+		/* Only the local compiler's messages are shown. */
+		bc_cstats_add(&j->stats, "jobs_local", 1);
+		bc_cstats_add2(&j->stats, "local_by_reason", "retry-after-error",
+		    1);
+		rc = exec_in_local_slot(j, hl.localslots);
+		goto out;
+
+host_failure:
+		host_failed = 1;
+		bc_cstats_add(&j->stats, "host_failures", 1);
+		bc_cstats_add2(&j->stats, "host_failure_by_reason", why, 1);
+		if (cfg->backoff_period > 0)
+			(void)bc_hostsel_backoff_mark(cfg->lockdir, h);
+		free(last_host);
+		last_host = xstrdup(host_label(h));
+		last_why = why;
+		snprintf(last_err, sizeof(last_err), "%s", err);
+		bc_info("failed to distribute %s to %s: %s (%s)",
+		    j->plan.source, host_label(h), why, err);
+		bc_hostsel_release(&slot);
+	}
+
+	/* No host left: local fallback (or not, with DISTCC_FALLBACK=0). */
+	if (!cfg->fallback) {
+		if (host_failed)
+			fprintf(stderr, "boltcc: error: failed to distribute %s "
+			    "to %s: %s; not compiling locally "
+			    "(DISTCC_FALLBACK=0)\n", j->plan.source, last_host,
+			    last_err[0] != '\0' ? last_err : last_why);
+		else
+			fprintf(stderr, "boltcc: error: cannot distribute %s: "
+			    "%s; not compiling locally (DISTCC_FALLBACK=0)\n",
+			    j->plan.source, dia_skipped ?
+			    "--serialize-diagnostics needs a boltccd host" :
+			    describe_no_host(no_host_why));
+		bc_cstats_add(&j->stats, "jobs_failed_no_fallback", 1);
+		rc = BC_EXIT_NO_HOSTS;
+		goto out;
+	}
+	if (host_failed)
+		fprintf(stderr, "boltcc: warning: failed to distribute %s to "
+		    "%s: %s; compiling locally\n", j->plan.source, last_host,
+		    last_err[0] != '\0' ? last_err : last_why);
+	else
+		bc_info("no host available for %s (%s); compiling locally",
+		    j->plan.source, no_host_why);
+	if (dia_skipped && !host_failed)
+		rc = run_local(j, "serialize-diagnostics");
+	else
+		rc = run_fallback(j, host_failed ? last_why : no_host_why,
+		    hl.localslots);
+out:
+	free(tried);
+	free(last_host);
+	bc_buf_free(&doti);
+	bc_hosts_free(&hl);
+	return rc;
+}
+
+/* --------------------------------------------------------------------- */
+/* client-only options */
+
+static int
+load_hosts(const struct bc_cconf *cfg, struct bc_hostlist *hl, int quiet)
+{
+	char err[BC_ERRLEN];
+
+	memset(hl, 0, sizeof(*hl));
+	if (cfg->hosts_text == NULL || hosts_text_empty(cfg->hosts_text)) {
+		if (!quiet)
+			fprintf(stderr, "boltcc: no hosts configured (set "
+			    "BOLTCC_HOSTS or DISTCC_HOSTS)\n");
+		return BC_ERR_NOENT;
+	}
+	if (bc_hosts_parse(cfg->hosts_text, cfg->hosts_boltopts, hl, err)
+	    != BC_OK) {
+		fprintf(stderr, "boltcc: error: bad host list in %s: %s\n",
+		    cfg->hosts_origin, err);
+		return BC_ERR_HOSTSPEC;
+	}
+	return BC_OK;
+}
+
+static int
+opt_show_hosts(const struct bc_cconf *cfg)
+{
+	struct bc_hostlist hl;
+	size_t i;
+	int r = load_hosts(cfg, &hl, 0);
+
+	if (r != BC_OK)
+		return r == BC_ERR_NOENT ? BC_EXIT_NO_HOSTS :
+		    BC_EXIT_BAD_HOSTSPEC;
+	for (i = 0; i < hl.n; i++) {
+		char *d = bc_host_describe(&hl.v[i]);
+
+		printf("%s\n", d);
+		free(d);
+	}
+	bc_hosts_free(&hl);
+	return 0;
+}
+
+static int
+opt_slots(const struct bc_cconf *cfg)
+{
+	struct bc_hostlist hl;
+	int r = load_hosts(cfg, &hl, 0);
+
+	if (r != BC_OK)
+		return r == BC_ERR_NOENT ? BC_EXIT_NO_HOSTS :
+		    BC_EXIT_BAD_HOSTSPEC;
+	printf("%d\n", bc_hosts_total_slots(&hl));
+	bc_hosts_free(&hl);
+	return 0;
+}
+
+/* Build the argv to classify from words that follow "boltcc". */
+static void
+argv_from_words(char **words, int n, struct bc_strv *out)
+{
+	int i = 0;
+
+	if (n == 0 || words[0][0] == '-' || is_source_or_object(words[0]))
+		bc_strv_push(out, "cc");	/* implicit */
+	for (; i < n; i++)
+		bc_strv_push(out, words[i]);
+}
+
+static int
+opt_explain(char **words, int n)
+{
+	struct bc_strv in = BC_STRV_INIT, ex = BC_STRV_INIT;
+	struct bc_plan plan;
+	char err[BC_ERRLEN];
+	char *json;
+	int r;
+
+	if (n == 0) {
+		fprintf(stderr, "boltcc: --explain needs a compiler command\n");
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	argv_from_words(words, n, &in);
+	bc_plan_init(&plan);
+	r = bc_args_expand_rsp(&in, &ex, err);
+	if (r == BC_OK)
+		r = bc_args_classify(&ex, &plan, err);
+	if (r != BC_OK) {
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		bc_strv_free(&in);
+		bc_strv_free(&ex);
+		bc_plan_free(&plan);
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	json = bc_plan_to_json(&plan);
+	printf("%s\n", json != NULL ? json : "{}");
+	free(json);
+	bc_plan_free(&plan);
+	bc_strv_free(&in);
+	bc_strv_free(&ex);
+	return 0;
+}
+
+/* The stats port of a host: BOLTCC_STATS_PORT, else 3633 for a host on
+ * 3632, else the host's port + 1. */
+static int
+stats_port_of(const struct bc_cconf *cfg, const struct bc_host *h)
+{
+	if (cfg->stats_port > 0)
+		return cfg->stats_port;
+	if (h->port == BC_DEFAULT_PORT)
+		return BC_DEFAULT_STATS_PORT;
+	return h->port < 65535 ? h->port + 1 : BC_DEFAULT_STATS_PORT;
+}
+
+/* GET / from the stats port; body appended to page. */
+static int
+fetch_stats_page(const char *host, int port, struct bc_buf *page, char *err)
+{
+	static const char req[] = "GET / HTTP/1.0\r\n\r\n";
+	struct bc_io io;
+	int fd, r;
+
+	r = bc_io_connect_tcp(host, port, STATS_TIMEOUT_MS, &fd, err);
+	if (r != BC_OK)
+		return r;
+	bc_io_init(&io, fd, fd, STATS_TIMEOUT_MS);
+	r = bc_io_write_full(&io, req, sizeof(req) - 1, err);
+	while (r == BC_OK) {
+		struct pollfd pfd;
+		uint8_t *w;
+		ssize_t n;
+
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, STATS_TIMEOUT_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = bc_seterr(err, BC_ERR_TIMEOUT, "stats read timeout");
+			break;
+		}
+		r = bc_buf_reserve(page, 4096, &w);
+		if (r != BC_OK) {
+			bc_seterr(err, r, "stats page too large");
+			break;
+		}
+		n = read(fd, w, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = bc_seterr(err, BC_ERR_IO, "read: %s",
+			    strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		bc_buf_commit(page, (size_t)n);
+	}
+	close(fd);
+	return r;
+}
+
+/* Parse "key value" lines of a stats page (between the distccstats tags
+ * if present) into keys/vals. */
+static void
+parse_stats_page(const struct bc_buf *page, struct bc_strv *keys,
+    struct bc_strv *vals)
+{
+	char *text = xstrndup((const char *)bc_buf_data(page),
+	    bc_buf_len(page));
+	char *body = strstr(text, "\r\n\r\n");
+	char *p, *end;
+
+	if (body != NULL)
+		body += 4;
+	else if ((body = strstr(text, "\n\n")) != NULL)
+		body += 2;
+	else
+		body = text;
+	p = strstr(body, "<distccstats>");
+	if (p != NULL)
+		body = p + strlen("<distccstats>");
+	end = strstr(body, "</distccstats>");
+	if (end != NULL)
+		*end = '\0';
+	for (p = body; p != NULL && *p != '\0';) {
+		char *nl = strchr(p, '\n');
+		char *sp;
+
+		if (nl != NULL)
+			*nl = '\0';
+		if (nl != NULL && nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';
+		sp = strchr(p, ' ');
+		if (sp != NULL && sp > p) {
+			*sp = '\0';
+			bc_strv_push(keys, p);
+			bc_strv_push(vals, sp + 1);
+		}
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
+static void
+json_value(const char *v)
+{
+	long long x;
+
+	if (bc_parse_int(v, -(1LL << 62), 1LL << 62, &x) == BC_OK)
+		printf("%lld", x);
+	else
+		json_str(stdout, v);
+}
+
+static int
+opt_stats(const struct bc_cconf *cfg, int as_json)
+{
+	struct bc_cstats cs;
+	struct bc_hostlist hl;
+	char err[BC_ERRLEN];
+	size_t i, k;
+	int have_hosts;
+
+	bc_cstats_init(&cs);
+	if (!cfg->dir_ok) {
+		fprintf(stderr, "boltcc: error: %s\n", cfg->error != NULL ?
+		    cfg->error : "no state directory");
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if (bc_cstats_load(cfg->dir, &cs, err) != BC_OK)
+		fprintf(stderr, "boltcc: warning: %s\n", err);
+	have_hosts = load_hosts(cfg, &hl, 1) == BC_OK;
+
+	if (as_json) {
+		printf("{\"client\":{\"dir\":");
+		json_str(stdout, cfg->dir);
+		printf(",\"counters\":{");
+		for (i = 0; i < cs.n; i++) {
+			if (i > 0)
+				printf(",");
+			json_str(stdout, cs.v[i].name);
+			printf(":%lld", cs.v[i].value);
+		}
+		printf("}},\"hosts\":[");
+	} else {
+		printf("boltcc client counters (%s/stats)\n", cfg->dir);
+		if (cs.n == 0)
+			printf("  (none yet)\n");
+		for (i = 0; i < cs.n; i++)
+			printf("  %-40s %lld\n", cs.v[i].name, cs.v[i].value);
+	}
+	for (i = 0; have_hosts && i < hl.n; i++) {
+		const struct bc_host *h = &hl.v[i];
+		struct bc_strv keys = BC_STRV_INIT, vals = BC_STRV_INIT;
+		struct bc_buf page;
+		int port, r;
+
+		if (h->kind != BC_HOST_TCP)
+			continue;
+		port = stats_port_of(cfg, h);
+		bc_buf_init(&page, STATS_MAX_PAGE);
+		r = fetch_stats_page(h->name, port, &page, err);
+		if (r == BC_OK)
+			parse_stats_page(&page, &keys, &vals);
+		if (as_json) {
+			printf("%s{\"host\":", i > 0 ? "," : "");
+			json_str(stdout, h->spec);
+			printf(",\"stats_port\":%d,\"ok\":%s", port,
+			    r == BC_OK ? "true" : "false");
+			if (r != BC_OK) {
+				printf(",\"error\":");
+				json_str(stdout, err);
+			} else {
+				printf(",\"stats\":{");
+				for (k = 0; k < keys.n; k++) {
+					if (k > 0)
+						printf(",");
+					json_str(stdout, keys.v[k]);
+					printf(":");
+					json_value(vals.v[k]);
+				}
+				printf("}");
+			}
+			printf("}");
+		} else {
+			printf("\nhost %s (stats port %d)\n", h->spec, port);
+			if (r != BC_OK)
+				printf("  unavailable: %s\n", err);
+			for (k = 0; k < keys.n; k++)
+				printf("  %-40s %s\n", keys.v[k], vals.v[k]);
+		}
+		bc_buf_free(&page);
+		bc_strv_free(&keys);
+		bc_strv_free(&vals);
+	}
+	if (as_json)
+		printf("]}\n");
+	if (have_hosts)
+		bc_hosts_free(&hl);
+	bc_cstats_free(&cs);
+	return 0;
+}
+
+static int
+opt_zero_stats(const struct bc_cconf *cfg)
+{
+	char err[BC_ERRLEN];
+
+	if (!cfg->dir_ok) {
+		fprintf(stderr, "boltcc: error: %s\n", cfg->error != NULL ?
+		    cfg->error : "no state directory");
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if (bc_cstats_zero(cfg->dir, err) != BC_OK) {
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		return BC_EXIT_IO_ERROR;
+	}
+	return 0;
+}
+
+/* 1 and *rc set if argv[1] was a client-only option. */
+static int
+client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
+{
+	const char *a = argv[1];
+
+	if (strcmp(a, "--help") == 0) {
+		usage(stdout);
+		*rc = 0;
+	} else if (strcmp(a, "--version") == 0) {
+		printf("boltcc %s\n", PACKAGE_VERSION);
+		*rc = 0;
+	} else if (strcmp(a, "--show-hosts") == 0) {
+		*rc = opt_show_hosts(cfg);
+	} else if (strcmp(a, "-j") == 0 && argc == 2) {
+		*rc = opt_slots(cfg);
+	} else if (strcmp(a, "--explain") == 0) {
+		*rc = opt_explain(argv + 2, argc - 2);
+	} else if (strcmp(a, "--stats") == 0) {
+		int as_json = argc > 2 && strcmp(argv[2], "--json") == 0;
+
+		if (argc > 2 + as_json) {
+			fprintf(stderr, "boltcc: usage: --stats [--json]\n");
+			*rc = BC_EXIT_BAD_ARGUMENTS;
+		} else
+			*rc = opt_stats(cfg, as_json);
+	} else if (strcmp(a, "--zero-stats") == 0) {
+		*rc = opt_zero_stats(cfg);
+	} else
+		return 0;
+	return 1;
+}
+
+/* --------------------------------------------------------------------- */
+
+static void
+setup_log(const struct bc_cconf *cfg)
+{
+	char err[BC_ERRLEN];
+	size_t i;
+
+	bc_log_init("boltcc", cfg->verbose ? BC_LOG_DEBUG :
+	    (cfg->log_file != NULL ? BC_LOG_INFO : BC_LOG_WARN));
+	if (cfg->log_file != NULL && bc_log_open(cfg->log_file, err) != BC_OK)
+		fprintf(stderr, "boltcc: warning: %s\n", err);
+	for (i = 0; i < cfg->warnings.n; i++)
+		bc_warn("%s", cfg->warnings.v[i]);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct bc_cconf cfg;
+	struct job j;
+	char err[BC_ERRLEN];
+	const char *base;
+	int masquerade, rc, i;
+
+	signal(SIGPIPE, SIG_IGN);
+	bc_cconf_load(&cfg);
+	setup_log(&cfg);
+	job_init(&j, &cfg);
+	bc_local_self_init(&j.self, argc > 0 ? argv[0] : NULL, cfg.path_env);
+
+	base = argc > 0 ? bc_basename(argv[0]) : "boltcc";
+	masquerade = strstr(base, "boltcc") == NULL;
+
+	if (masquerade) {
+		bc_strv_push(&j.argv, base);
+		for (i = 1; i < argc; i++)
+			bc_strv_push(&j.argv, argv[i]);
+	} else {
+		if (argc < 2) {
+			usage(stderr);
+			rc = BC_EXIT_BAD_ARGUMENTS;
+			goto done;
+		}
+		if (client_option(&cfg, argc, argv, &rc))
+			goto done;
+		argv_from_words(argv + 1, argc - 1, &j.argv);
+	}
+
+	rc = bc_local_find_compiler(&j.self, j.argv.v[0], cfg.path_env,
+	    &j.compiler_path, err);
+	if (rc != BC_OK) {
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		rc = BC_EXIT_COMPILER_MISSING;
+		goto done;
+	}
+	if (strchr(j.argv.v[0], '/') != NULL &&
+	    bc_local_is_self(&j.self, j.argv.v[0])) {
+		/* "boltcc /path/to/masquerade/gcc": the compiler is gcc. */
+		char *name = xstrdup(bc_basename(j.argv.v[0]));
+
+		free(j.argv.v[0]);
+		j.argv.v[0] = name;
+		masquerade = 1;
+	}
+	{
+		char *clean = bc_local_clean_path(&j.self, j.argv.v[0],
+		    cfg.path_env);
+
+		/* Also when PATH is unset (Xcode's -cc1 jobs): gcc needs
+		 * one to find itself from a bare argv[0]. */
+		if (strcmp(clean, cfg.path_env) != 0 ||
+		    !cfg.path_set) {
+			bc_debug("PATH without masquerade dirs: %s", clean);
+			setenv("PATH", clean, 1);
+		}
+		free(clean);
+	}
+	/* The argv the real compiler gets locally: the user's own words; in
+	 * masquerade argv[0] was our link, so name the real compiler. */
+	bc_strv_copy(&j.exec_argv, &j.argv);
+	if (masquerade) {
+		free(j.exec_argv.v[0]);
+		j.exec_argv.v[0] = xstrdup(j.compiler_path);
+	}
+
+	if (cfg.safeguard) {
+		/* Called by a compiler we started (or a loop of wrappers):
+		 * never distribute, never recurse. */
+		bc_debug("recursion guard set: running %s locally",
+		    j.compiler_path);
+		rc = job_exec_local(&j);
+		goto done;
+	}
+	setenv("_DISTCC_SAFEGUARD", "1", 1);
+	setenv("BOLTCC_SAFEGUARD", "1", 1);
+
+	{
+		struct bc_strv ex = BC_STRV_INIT;
+
+		rc = bc_args_expand_rsp(&j.argv, &ex, err);
+		if (rc == BC_OK)
+			rc = bc_args_classify(&ex, &j.plan, err);
+		bc_strv_free(&ex);
+		if (rc != BC_OK) {
+			bc_warn("cannot classify the command (%s); compiling "
+			    "locally", err);
+			rc = run_local(&j, "classify-error");
+			goto done;
+		}
+	}
+	if (!j.plan.remote) {
+		rc = run_local(&j, j.plan.reason != NULL ? j.plan.reason :
+		    "local");
+		goto done;
+	}
+	rc = run_remote(&j);
+	job_commit_stats(&j);
+done:
+	job_free(&j);
+	bc_cconf_free(&cfg);
+	return rc;
+}

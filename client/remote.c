@@ -1,0 +1,224 @@
+/*
+ * remote.c - send one job to one host and read the reply.
+ *
+ * The socket is never half-closed after the request: a distcc 3.4 daemon
+ * takes shutdown(SHUT_WR) as "client gone" and kills the job (spec 12.3).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/io.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/util.h"
+#include "client/hostsel.h"
+#include "client/remote.h"
+
+const char *
+bc_remote_reason(int r)
+{
+	switch (r) {
+	case BC_ERR_TIMEOUT:
+		return "timeout";
+	case BC_ERR_EOF:
+		return "eof";
+	case BC_ERR_PROTO:
+	case BC_ERR_TRUNCATED:
+	case BC_ERR_CORRUPT:
+	case BC_ERR_LIMIT:
+		return "protocol";
+	case BC_ERR_DENIED:
+		return "refused";
+	case BC_ERR_NOTSUP:
+		return "unsupported";
+	default:
+		return "io";
+	}
+}
+
+static const char *
+host_name(const struct bc_host *h)
+{
+	return h->name != NULL ? h->name : "localhost";
+}
+
+int
+bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
+    struct bc_remote_counts *counts, const char **why, char *err)
+{
+	struct bc_request req;
+	struct bc_buf out;
+	struct bc_io io;
+	int fd = -1, r;
+
+	*why = "io";
+	counts->sent = counts->received = 0;
+	if (job->host->kind != BC_HOST_TCP) {
+		*why = "unsupported";
+		return bc_seterr(err, BC_ERR_NOTSUP,
+		    "host %s: only TCP hosts are supported", job->host->spec);
+	}
+	r = bc_io_connect_tcp(host_name(job->host), job->host->port,
+	    job->connect_timeout_ms, &fd, err);
+	if (r != BC_OK) {
+		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
+		return r;
+	}
+
+	bc_request_init(&req);
+	req.proto = job->proto;
+	req.kind = BC_RQST_COMPILE;
+	req.flags = job->flags;
+	if (job->proto == BC_PROTO_BOLT && job->cwd != NULL)
+		req.cwd = xstrdup(job->cwd);
+	bc_strv_copy(&req.argv, job->argv);
+
+	bc_buf_init(&out, BC_BUF_CEILING);
+	r = bc_proto_write_request_head(&out, &req, err);
+	if (r == BC_OK)
+		r = bc_proto_write_doti(&out, job->proto, job->doti,
+		    job->doti_len, err);
+	bc_request_free(&req);
+	if (r != BC_OK) {
+		/* Our own encoding failed: not the host's fault. */
+		bc_buf_free(&out);
+		close(fd);
+		*why = "encode";
+		return r;
+	}
+
+	bc_io_init(&io, fd, fd, job->io_timeout_ms);
+	r = bc_io_write_buf(&io, &out, err);
+	bc_buf_free(&out);
+	if (r == BC_OK)
+		r = bc_proto_read_reply(&io, job->proto, BC_RQST_COMPILE, rep,
+		    err);
+	counts->sent = io.bytes_out;
+	counts->received = io.bytes_in;
+	close(fd);
+	if (r != BC_OK) {
+		*why = bc_remote_reason(r);
+		if (r == BC_ERR_DENIED && rep->errmsg != NULL) {
+			char esc[256];
+
+			bc_log_escape(rep->errmsg, strlen(rep->errmsg), esc,
+			    sizeof(esc));
+			bc_seterr(err, r, "daemon refused the job: %s", esc);
+		}
+		return r;
+	}
+	return BC_OK;
+}
+
+int
+bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
+    int io_timeout_ms, int *is_bolt, char *err)
+{
+	struct bc_request req;
+	struct bc_reply rep;
+	struct bc_buf out;
+	struct bc_io io;
+	char perr[BC_ERRLEN];
+	int fd = -1, r;
+
+	*is_bolt = 0;
+	if (h->kind != BC_HOST_TCP)
+		return BC_OK;
+	r = bc_io_connect_tcp(host_name(h), h->port, connect_timeout_ms, &fd,
+	    err);
+	if (r != BC_OK)
+		return r;
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_HELLO;
+	bc_buf_init(&out, BC_MAX_MSG);
+	r = bc_proto_write_request_head(&out, &req, err);
+	bc_request_free(&req);
+	if (r != BC_OK) {
+		bc_buf_free(&out);
+		close(fd);
+		return r;
+	}
+	bc_io_init(&io, fd, fd, io_timeout_ms);
+	bc_reply_init(&rep);
+	r = bc_io_write_buf(&io, &out, perr);
+	bc_buf_free(&out);
+	if (r == BC_OK)
+		r = bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_HELLO, &rep,
+		    perr);
+	close(fd);
+	if (r == BC_OK || (r == BC_ERR_DENIED && rep.errmsg != NULL)) {
+		/* A refusal in BOLT framing still proves a boltccd. */
+		*is_bolt = 1;
+		bc_debug("probe %s: boltccd (%s)", h->spec,
+		    rep.info != NULL ? "hello answered" : "refused");
+	} else {
+		bc_debug("probe %s: not boltccd (%s)", h->spec, perr);
+	}
+	bc_reply_free(&rep);
+	return BC_OK;
+}
+
+static int
+probe_path(const char *statedir, const struct bc_host *h, char *out,
+    size_t outlen)
+{
+	char key[512];
+	int n;
+
+	if (bc_hostsel_host_key(h, key, sizeof(key)) != BC_OK)
+		return BC_ERR_LIMIT;
+	n = snprintf(out, outlen, "%s/probe_%s", statedir, key);
+	return n >= 0 && (size_t)n < outlen ? BC_OK : BC_ERR_LIMIT;
+}
+
+int
+bc_remote_probe_cached(const char *statedir, const struct bc_host *h)
+{
+	char path[4096];
+	struct bc_buf b;
+	struct stat st;
+	int ans = -1;
+
+	if (probe_path(statedir, h, path, sizeof(path)) != BC_OK)
+		return -1;
+	if (stat(path, &st) != 0)
+		return -1;
+	if (st.st_mtime + BC_PROBE_TTL_SEC < time(NULL) ||
+	    st.st_mtime > time(NULL) + 60)
+		return -1;
+	bc_buf_init(&b, 64);
+	if (bc_read_file(path, 64, &b, NULL) == BC_OK) {
+		size_t n = bc_buf_len(&b);
+		const uint8_t *p = bc_buf_data(&b);
+
+		if (n >= 4 && memcmp(p, "bolt", 4) == 0)
+			ans = 1;
+		else if (n >= 6 && memcmp(p, "distcc", 6) == 0)
+			ans = 0;
+	}
+	bc_buf_free(&b);
+	return ans;
+}
+
+void
+bc_remote_probe_remember(const char *statedir, const struct bc_host *h,
+    int is_bolt)
+{
+	char path[4096];
+	const char *text = is_bolt ? "bolt\n" : "distcc\n";
+
+	if (probe_path(statedir, h, path, sizeof(path)) != BC_OK)
+		return;
+	if (bc_write_file_atomic(path, text, strlen(text), 0644, NULL) != BC_OK)
+		bc_debug("cannot write %s", path);
+}

@@ -1,0 +1,351 @@
+/*
+ * io.c - blocking reads and writes with an idle timeout and an absolute
+ * job deadline, built on poll() so a trickling peer cannot hold a job.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "io.h"
+#include "limits.h"
+#include "wire.h"
+
+void
+bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms)
+{
+	io->rfd = rfd;
+	io->wfd = wfd;
+	io->io_timeout_ms = io_timeout_ms;
+	io->deadline_ms = 0;
+	io->bytes_in = 0;
+	io->bytes_out = 0;
+}
+
+int64_t
+bc_now_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait until fd is ready for `events`, honouring both limits.  Returns
+ * BC_OK when ready (or on POLLERR/POLLHUP, so the following read/write
+ * reports the real condition).
+ */
+static int
+io_wait(struct bc_io *io, int fd, short events, const char *what, char *err)
+{
+	struct pollfd pfd;
+	int64_t start = bc_now_ms(), now, wait;
+	int by_deadline, n;
+
+	for (;;) {
+		now = bc_now_ms();
+		wait = -1;
+		by_deadline = 0;
+		if (io->io_timeout_ms > 0)
+			wait = io->io_timeout_ms - (now - start);
+		if (io->deadline_ms > 0 &&
+		    (wait < 0 || io->deadline_ms - now < wait)) {
+			wait = io->deadline_ms - now;
+			by_deadline = 1;
+		}
+		if (wait < 0 && (io->io_timeout_ms > 0 || io->deadline_ms > 0))
+			wait = 0;
+		if (wait == 0 && (io->io_timeout_ms > 0 || io->deadline_ms > 0))
+			goto timeout;
+		pfd.fd = fd;
+		pfd.events = events;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, wait > 0x7fffffff ? 0x7fffffff : (int)wait);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return bc_seterr(err, BC_ERR_IO, "poll while %s: %s",
+			    what, strerror(errno));
+		}
+		if (n > 0)
+			return BC_OK;
+		/* n == 0: loop recomputes and detects expiry. */
+	}
+timeout:
+	if (by_deadline)
+		return bc_seterr(err, BC_ERR_TIMEOUT, "whole-job deadline "
+		    "passed while %s", what);
+	return bc_seterr(err, BC_ERR_TIMEOUT, "idle timeout (%d ms without "
+	    "progress) while %s", io->io_timeout_ms, what);
+}
+
+int
+bc_io_read_full(struct bc_io *io, void *p, size_t n, char *err)
+{
+	uint8_t *s = p;
+	size_t got = 0;
+	ssize_t r;
+	int rc;
+
+	while (got < n) {
+		if ((rc = io_wait(io, io->rfd, POLLIN, "reading", err)) != BC_OK)
+			return rc;
+		r = read(io->rfd, s + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK)
+				continue;
+			return bc_seterr(err, BC_ERR_IO, "read failed: %s",
+			    strerror(errno));
+		}
+		if (r == 0) {
+			if (got == 0)
+				return bc_seterr(err, BC_ERR_EOF,
+				    "connection closed by peer");
+			return bc_seterr(err, BC_ERR_TRUNCATED, "connection "
+			    "closed after %zu of %zu bytes", got, n);
+		}
+		got += (size_t)r;
+		io->bytes_in += (uint64_t)r;
+	}
+	return BC_OK;
+}
+
+int
+bc_io_write_full(struct bc_io *io, const void *p, size_t n, char *err)
+{
+	const uint8_t *s = p;
+	size_t done = 0;
+	ssize_t r;
+	int rc;
+
+	while (done < n) {
+		if ((rc = io_wait(io, io->wfd, POLLOUT, "writing", err)) != BC_OK)
+			return rc;
+		r = write(io->wfd, s + done, n - done);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK)
+				continue;
+			if (errno == EPIPE || errno == ECONNRESET)
+				return bc_seterr(err, BC_ERR_EOF, "write "
+				    "failed: %s", strerror(errno));
+			return bc_seterr(err, BC_ERR_IO, "write failed: %s",
+			    strerror(errno));
+		}
+		done += (size_t)r;
+		io->bytes_out += (uint64_t)r;
+	}
+	return BC_OK;
+}
+
+int
+bc_io_write_buf(struct bc_io *io, const struct bc_buf *b, char *err)
+{
+	if (bc_buf_avail(b) == 0)
+		return BC_OK;
+	return bc_io_write_full(io, bc_buf_ptr(b), bc_buf_avail(b), err);
+}
+
+int
+bc_io_read_hdr(struct bc_io *io, const char *expect, char tok_out[5],
+    uint32_t *val, char *err)
+{
+	uint8_t hdr[BC_HDR_LEN];
+	char esc[BC_HDR_LEN * 4 + 1];
+	int r;
+
+	if ((r = bc_io_read_full(io, hdr, sizeof(hdr), err)) != BC_OK) {
+		if (r == BC_ERR_EOF && expect != NULL)
+			return bc_seterr(err, r, "connection closed by peer "
+			    "while waiting for %s", expect);
+		return r;
+	}
+	if (expect != NULL && (strlen(expect) != BC_TOKEN_LEN ||
+	    memcmp(hdr, expect, BC_TOKEN_LEN) != 0)) {
+		bc_wire_escape(hdr, sizeof(hdr), esc, sizeof(esc));
+		return bc_seterr(err, BC_ERR_PROTO, "expected token %s, got "
+		    "\"%s\"", expect, esc);
+	}
+	return bc_wire_parse_hdr(hdr, tok_out, val, err);
+}
+
+int
+bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
+    struct bc_buf *out, char *err)
+{
+	size_t start = bc_buf_len(out), got = 0, want;
+	uint8_t *w;
+	ssize_t r;
+	int rc;
+
+	if (len > max)
+		return bc_seterr(err, BC_ERR_LIMIT, "body of %lu bytes exceeds "
+		    "limit %zu", (unsigned long)len, max);
+	while (got < len) {
+		/* Grow by what can arrive now, not by the claimed length. */
+		want = len - got;
+		if (want > 65536)
+			want = 65536;
+		if ((rc = bc_buf_reserve(out, want, &w)) != BC_OK) {
+			rc = bc_seterr(err, rc, "cannot store body of %lu "
+			    "bytes: %s", (unsigned long)len, bc_strerror(rc));
+			goto fail;
+		}
+		if ((rc = io_wait(io, io->rfd, POLLIN, "reading body",
+		    err)) != BC_OK)
+			goto fail;
+		r = read(io->rfd, w, want);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK)
+				continue;
+			rc = bc_seterr(err, BC_ERR_IO, "read failed: %s",
+			    strerror(errno));
+			goto fail;
+		}
+		if (r == 0) {
+			rc = bc_seterr(err, BC_ERR_TRUNCATED, "connection "
+			    "closed after %zu of %lu body bytes", got,
+			    (unsigned long)len);
+			goto fail;
+		}
+		(void)bc_buf_commit(out, (size_t)r);
+		got += (size_t)r;
+		io->bytes_in += (uint64_t)r;
+	}
+	return BC_OK;
+fail:
+	out->len = start;
+	if (out->off > out->len)
+		out->off = out->len;
+	return rc;
+}
+
+static int
+set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+	return fcntl(fd, F_SETFL, fl);
+}
+
+static int
+connect_one(const struct addrinfo *ai, int64_t deadline, int *fd_out,
+    int *errno_out)
+{
+	struct pollfd pfd;
+	socklen_t sl;
+	int fd, n, soerr, one = 1;
+	int64_t left;
+
+	fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	if (fd < 0) {
+		*errno_out = errno;
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (set_nonblock(fd, 1) < 0)
+		goto fail;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		if (errno != EINPROGRESS && errno != EINTR)
+			goto fail;
+		for (;;) {
+			left = deadline - bc_now_ms();
+			if (left <= 0) {
+				errno = ETIMEDOUT;
+				goto fail;
+			}
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			pfd.revents = 0;
+			n = poll(&pfd, 1, left > 0x7fffffff ? 0x7fffffff :
+			    (int)left);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				goto fail;
+			if (n > 0)
+				break;
+		}
+		soerr = 0;
+		sl = sizeof(soerr);
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
+			goto fail;
+		if (soerr != 0) {
+			errno = soerr;
+			goto fail;
+		}
+	}
+	if (set_nonblock(fd, 0) < 0)
+		goto fail;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*fd_out = fd;
+	return 0;
+fail:
+	*errno_out = errno;
+	(void)close(fd);
+	return -1;
+}
+
+int
+bc_io_connect_tcp(const char *host, int port, int timeout_ms, int *fd_out,
+    char *err)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char portstr[16];
+	/* "[::1]:3632" reads better than "::1:3632" in messages. */
+	const char *lb = strchr(host, ':') != NULL ? "[" : "";
+	const char *rb = *lb != '\0' ? "]" : "";
+	int64_t deadline;
+	int gai, e = 0, fd = -1;
+
+	*fd_out = -1;
+	if (port <= 0 || port > 65535)
+		return bc_seterr(err, BC_ERR_INVAL, "bad port %d for host %s",
+		    port, host);
+	(void)snprintf(portstr, sizeof(portstr), "%d", port);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_protocol = IPPROTO_TCP;
+	hints.ai_flags = AI_NUMERICSERV;
+	if ((gai = getaddrinfo(host, portstr, &hints, &res)) != 0)
+		return bc_seterr(err, BC_ERR_NOENT, "cannot resolve %s%s%s:%d: "
+		    "%s", lb, host, rb, port, gai_strerror(gai));
+	deadline = bc_now_ms() + (timeout_ms > 0 ? timeout_ms : 0x7fffffff);
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if (connect_one(ai, deadline, &fd, &e) == 0)
+			break;
+		if (e == ETIMEDOUT)
+			break;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		if (e == ETIMEDOUT)
+			return bc_seterr(err, BC_ERR_TIMEOUT, "connect to "
+			    "%s%s%s:%d timed out after %d ms", lb, host, rb, port,
+			    timeout_ms);
+		return bc_seterr(err, BC_ERR_IO, "cannot connect to %s%s%s:%d: "
+		    "%s", lb, host, rb, port, strerror(e));
+	}
+	*fd_out = fd;
+	return BC_OK;
+}

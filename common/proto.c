@@ -1,0 +1,911 @@
+/*
+ * proto.c - job requests and replies: distcc protocols 1 and 2 (spec
+ * distcc-protocol.md sections 4-6) and the boltcc extension BOLT v1
+ * (doc/PROTOCOL.md).
+ *
+ * Every reader runs over a "source" that is either a bc_io (the network)
+ * or a bc_buf (bytes in memory, for fuzzing and tests), so both paths are
+ * the same code.  Counts and lengths a peer claims are checked against a
+ * bc_proto_limits before anything is read or allocated; strings and
+ * vectors grow only as their bytes arrive.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/proto.h"
+#include "common/codec.h"
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/wire.h"
+
+/* Bodies at least this large are compressed with the faster zstd level. */
+#define BC_PROTO_ZSTD_BIG	((size_t)256 << 10)
+#define BC_PROTO_ESC		160	/* escaped peer bytes in a message */
+
+struct src {
+	struct bc_io *io;	/* exactly one of io and in */
+	struct bc_buf *in;
+	int started;		/* past the first header: EOF is truncation */
+	struct bc_buf tmp;	/* scratch for bodies read from io */
+};
+
+static void
+src_init(struct src *s, struct bc_io *io, struct bc_buf *in)
+{
+	s->io = io;
+	s->in = in;
+	s->started = 0;
+	bc_buf_init(&s->tmp, BC_BUF_CEILING);
+}
+
+static void
+src_free(struct src *s)
+{
+	bc_buf_free(&s->tmp);
+}
+
+static int
+src_eof(struct src *s, int r, char *err)
+{
+	if (r == BC_ERR_EOF && s->started)
+		return bc_seterr(err, BC_ERR_TRUNCATED,
+		    "peer closed the connection in the middle of a message");
+	return r;
+}
+
+static int
+src_read(struct src *s, void *p, size_t n, char *err)
+{
+	if (s->io != NULL)
+		return src_eof(s, bc_io_read_full(s->io, p, n, err), err);
+	if (bc_buf_avail(s->in) == 0)
+		return src_eof(s, bc_seterr(err, BC_ERR_EOF, "end of input"),
+		    err);
+	if (bc_buf_get(s->in, p, n) != BC_OK)
+		return bc_seterr(err, BC_ERR_TRUNCATED,
+		    "input ends inside a packet header");
+	return BC_OK;
+}
+
+/* Read a 12-byte header; expect (if not NULL) is the required token. */
+static int
+src_hdr(struct src *s, const char *expect, char tok[5], uint32_t *val,
+    char *err)
+{
+	uint8_t h[BC_HDR_LEN];
+	char esc[BC_PROTO_ESC];
+	int r;
+
+	if ((r = src_read(s, h, sizeof h, err)) != BC_OK)
+		return r;
+	s->started = 1;
+	if (expect != NULL && memcmp(h, expect, BC_TOKEN_LEN) != 0) {
+		bc_wire_escape(h, sizeof h, esc, sizeof esc);
+		return bc_seterr(err, BC_ERR_PROTO, "expected %s, got \"%s\"",
+		    expect, esc);
+	}
+	return bc_wire_parse_hdr(h, tok, val, err);
+}
+
+static int
+check_len(const char *tok, uint32_t len, size_t max, char *err)
+{
+	if ((size_t)len > max)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "%s of %lu bytes exceeds the limit of %zu bytes", tok,
+		    (unsigned long)len, max);
+	return BC_OK;
+}
+
+/*
+ * Make the next len bytes available at *p without copying them into a
+ * destination (valid until the next src call).  len <= max is checked
+ * before anything is read.
+ */
+static int
+src_body_ptr(struct src *s, const char *tok, uint32_t len, size_t max,
+    const uint8_t **p, char *err)
+{
+	int r;
+
+	*p = NULL;
+	if ((r = check_len(tok, len, max, err)) != BC_OK)
+		return r;
+	if (len == 0)
+		return BC_OK;
+	if (s->io != NULL) {
+		bc_buf_reset(&s->tmp);
+		r = bc_io_read_body(s->io, len, max, &s->tmp, err);
+		if (r != BC_OK)
+			return src_eof(s, r, err);
+		*p = bc_buf_data(&s->tmp);
+		return BC_OK;
+	}
+	if (bc_buf_peek(s->in, len, p) != BC_OK)
+		return bc_seterr(err, BC_ERR_TRUNCATED,
+		    "input ends inside the %lu-byte %s body",
+		    (unsigned long)len, tok);
+	return bc_buf_skip(s->in, len);
+}
+
+/* Append the next len bytes to dest (len <= max checked first). */
+static int
+src_body_into(struct src *s, const char *tok, uint32_t len, size_t max,
+    struct bc_buf *dest, char *err)
+{
+	const uint8_t *p;
+	int r;
+
+	if ((r = check_len(tok, len, max, err)) != BC_OK)
+		return r;
+	if (len == 0)
+		return BC_OK;
+	if (s->io != NULL)
+		return src_eof(s, bc_io_read_body(s->io, len, max, dest, err),
+		    err);
+	if ((r = src_body_ptr(s, tok, len, max, &p, err)) != BC_OK)
+		return r;
+	if ((r = bc_buf_put(dest, p, len)) != BC_OK)
+		return bc_seterr(err, r, "%s: cannot store %lu bytes", tok,
+		    (unsigned long)len);
+	return BC_OK;
+}
+
+/*
+ * The body of a bulk token whose header said len: raw bodies are limited
+ * by max_plain, compressed ones by max_wire on the wire and max_plain
+ * after expansion.  Length 0 is empty and never reaches a decompressor.
+ */
+static int
+src_bulk_body(struct src *s, const char *tok, uint32_t len, enum bc_comp comp,
+    size_t max_plain, size_t max_wire, struct bc_buf *dest, char *err)
+{
+	char sub[BC_ERRLEN];
+	const uint8_t *p;
+	int r;
+
+	if (len == 0)
+		return BC_OK;
+	if (comp == BC_COMP_NONE)
+		return src_body_into(s, tok, len, max_plain, dest, err);
+	if ((r = src_body_ptr(s, tok, len, max_wire, &p, err)) != BC_OK)
+		return r;
+	sub[0] = '\0';
+	r = bc_codec_decompress(comp, p, len, max_plain, dest, sub);
+	if (r != BC_OK)
+		return bc_seterr(err, r, "%s body: %s", tok, sub);
+	return BC_OK;
+}
+
+static int
+src_bulk(struct src *s, const char *tok, enum bc_comp comp, size_t max_plain,
+    size_t max_wire, struct bc_buf *dest, char *err)
+{
+	char t[5];
+	uint32_t len;
+	int r;
+
+	if ((r = src_hdr(s, tok, t, &len, err)) != BC_OK)
+		return r;
+	return src_bulk_body(s, tok, len, comp, max_plain, max_wire, dest, err);
+}
+
+/*
+ * A string token (ARGV, CDIR, EROR, INFO) as a new NUL-terminated string.
+ * Embedded NUL bytes are a protocol error: such a string could not be
+ * passed on intact.
+ */
+static int
+src_string_body(struct src *s, const char *tok, uint32_t len, size_t max,
+    char **out, char *err)
+{
+	const uint8_t *p;
+	char *str;
+	int r;
+
+	*out = NULL;
+	if ((r = src_body_ptr(s, tok, len, max, &p, err)) != BC_OK)
+		return r;
+	if (len > 0 && memchr(p, '\0', len) != NULL)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "%s string contains a NUL byte", tok);
+	if ((str = malloc((size_t)len + 1)) == NULL)
+		return bc_seterr(err, BC_ERR_ALLOC, "out of memory");
+	if (len > 0)
+		memcpy(str, p, len);
+	str[len] = '\0';
+	*out = str;
+	return BC_OK;
+}
+
+static const struct bc_proto_limits *
+limits_or_default(const struct bc_proto_limits *lim,
+    struct bc_proto_limits *storage)
+{
+	if (lim != NULL)
+		return lim;
+	bc_proto_limits_default(storage);
+	return storage;
+}
+
+void
+bc_proto_limits_default(struct bc_proto_limits *lim)
+{
+	lim->max_argc = BC_MAX_ARGC;
+	lim->max_arg_len = BC_MAX_ARG_LEN;
+	lim->max_argv_total = BC_MAX_ARGV_TOTAL;
+	lim->max_path_len = BC_MAX_PATH_LEN;
+	lim->max_wire_body = BC_MAX_WIRE_BODY;
+	lim->max_doti = BC_MAX_DOTI;
+	lim->max_stderr = BC_MAX_STDERR;
+	lim->max_stdout = BC_MAX_STDOUT;
+	lim->max_object = BC_MAX_OBJECT;
+	lim->max_dia = BC_MAX_DIA;
+	lim->max_msg = BC_MAX_MSG;
+}
+
+void
+bc_request_init(struct bc_request *req)
+{
+	req->proto = 0;
+	req->kind = 0;
+	req->flags = 0;
+	req->cwd = NULL;
+	bc_strv_init(&req->argv);
+	bc_buf_init(&req->doti, BC_MAX_DOTI);
+}
+
+void
+bc_request_free(struct bc_request *req)
+{
+	free(req->cwd);
+	bc_strv_free(&req->argv);
+	bc_buf_free(&req->doti);
+	bc_request_init(req);
+}
+
+void
+bc_reply_init(struct bc_reply *rep)
+{
+	rep->proto = 0;
+	rep->status = 0;
+	bc_buf_init(&rep->serr, BC_MAX_STDERR);
+	bc_buf_init(&rep->sout, BC_MAX_STDOUT);
+	bc_buf_init(&rep->doto, BC_MAX_OBJECT);
+	bc_buf_init(&rep->dia, BC_MAX_DIA);
+	rep->info = NULL;
+	rep->errmsg = NULL;
+}
+
+void
+bc_reply_free(struct bc_reply *rep)
+{
+	bc_buf_free(&rep->serr);
+	bc_buf_free(&rep->sout);
+	bc_buf_free(&rep->doto);
+	bc_buf_free(&rep->dia);
+	free(rep->info);
+	free(rep->errmsg);
+	bc_reply_init(rep);
+}
+
+/* ---------------------------------------------------------------------
+ * Reading requests (daemon side)
+ */
+
+/* ARGC and the ARGV strings, pushed one by one as they arrive. */
+static int
+read_argv(struct src *s, const struct bc_proto_limits *lim,
+    struct bc_strv *argv, char *err)
+{
+	char t[5], *str;
+	uint32_t argc, len, i;
+	size_t total = 0;
+	int r;
+
+	if ((r = src_hdr(s, "ARGC", t, &argc, err)) != BC_OK)
+		return r;
+	if (argc == 0)
+		return bc_seterr(err, BC_ERR_PROTO, "ARGC is 0");
+	if ((size_t)argc > lim->max_argc)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "ARGC %lu exceeds the limit of %zu", (unsigned long)argc,
+		    lim->max_argc);
+	for (i = 0; i < argc; i++) {
+		if ((r = src_hdr(s, "ARGV", t, &len, err)) != BC_OK)
+			return r;
+		if ((r = check_len("ARGV", len, lim->max_arg_len, err))
+		    != BC_OK)
+			return r;
+		if ((size_t)len > lim->max_argv_total - total)
+			return bc_seterr(err, BC_ERR_LIMIT,
+			    "ARGV strings exceed the limit of %zu bytes "
+			    "in total", lim->max_argv_total);
+		r = src_string_body(s, "ARGV", len, lim->max_arg_len, &str,
+		    err);
+		if (r != BC_OK)
+			return r;
+		bc_strv_push_owned(argv, str);
+		total += len;
+	}
+	return BC_OK;
+}
+
+static int
+read_cdir(struct src *s, const struct bc_proto_limits *lim, char **cwd,
+    char *err)
+{
+	char t[5];
+	uint32_t len;
+	int r;
+
+	if ((r = src_hdr(s, "CDIR", t, &len, err)) != BC_OK)
+		return r;
+	if ((r = src_string_body(s, "CDIR", len, lim->max_path_len, cwd,
+	    err)) != BC_OK)
+		return r;
+	if ((*cwd)[0] != '/')
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "CDIR is not an absolute path");
+	return BC_OK;
+}
+
+static int
+parse_dist(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
+    struct bc_request *req, char *err)
+{
+	int r;
+
+	if (version == 0)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "protocol version 0 is not supported");
+	if (version == 3)
+		return bc_seterr(err, BC_ERR_NOTSUP,
+		    "pump mode (protocol 3) not supported yet");
+	if (version > 3)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "unknown distcc protocol version %lu",
+		    (unsigned long)version);
+	req->proto = (int)version;
+	req->kind = BC_RQST_COMPILE;
+	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
+		return r;
+	return src_bulk(s, "DOTI", version == 2 ? BC_COMP_LZO : BC_COMP_NONE,
+	    lim->max_doti, lim->max_wire_body, &req->doti, err);
+}
+
+static int
+parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
+    struct bc_request *req, char *err)
+{
+	char t[5];
+	uint32_t kind;
+	int r;
+
+	req->proto = BC_PROTO_BOLT;
+	if (version != BC_BOLT_VERSION)
+		return bc_seterr(err, BC_ERR_NOTSUP,
+		    "BOLT version %lu not supported (this is version %d)",
+		    (unsigned long)version, BC_BOLT_VERSION);
+	if ((r = src_hdr(s, "RQST", t, &kind, err)) != BC_OK)
+		return r;
+	if (kind == BC_RQST_HELLO) {
+		req->kind = BC_RQST_HELLO;
+		return BC_OK;
+	}
+	if (kind != BC_RQST_COMPILE)
+		return bc_seterr(err, BC_ERR_NOTSUP,
+		    "unknown BOLT request kind %lu", (unsigned long)kind);
+	req->kind = BC_RQST_COMPILE;
+	if ((r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK)
+		return r;
+	if ((r = read_cdir(s, lim, &req->cwd, err)) != BC_OK)
+		return r;
+	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
+		return r;
+	return src_bulk(s, "DOTI", BC_COMP_ZSTD, lim->max_doti,
+	    lim->max_wire_body, &req->doti, err);
+}
+
+static int
+parse_request(struct src *s, const struct bc_proto_limits *lim,
+    struct bc_request *req, char *err)
+{
+	uint8_t h[BC_HDR_LEN];
+	char tok[5], esc[BC_PROTO_ESC];
+	uint32_t val;
+	int r;
+
+	bc_request_init(req);
+	if ((r = src_read(s, h, sizeof h, err)) != BC_OK)
+		return r;
+	s->started = 1;
+	if (memcmp(h, "DIST", BC_TOKEN_LEN) == 0) {
+		if ((r = bc_wire_parse_hdr(h, tok, &val, err)) == BC_OK)
+			r = parse_dist(s, val, lim, req, err);
+	} else if (memcmp(h, "BOLT", BC_TOKEN_LEN) == 0) {
+		if ((r = bc_wire_parse_hdr(h, tok, &val, err)) == BC_OK)
+			r = parse_bolt(s, val, lim, req, err);
+	} else {
+		bc_wire_escape(h, sizeof h, esc, sizeof esc);
+		r = bc_seterr(err, BC_ERR_PROTO,
+		    "unknown first token \"%s\" (neither DIST nor BOLT)", esc);
+	}
+	if (r != BC_OK) {
+		/* Keep the protocol so a BOLT peer can be told why. */
+		int proto = req->proto;
+
+		bc_request_free(req);
+		req->proto = proto;
+	}
+	return r;
+}
+
+int
+bc_proto_read_request_lim(struct bc_io *io, const struct bc_proto_limits *lim,
+    struct bc_request *req, char *err)
+{
+	struct bc_proto_limits dflt;
+	struct src s;
+	int r;
+
+	src_init(&s, io, NULL);
+	r = parse_request(&s, limits_or_default(lim, &dflt), req, err);
+	src_free(&s);
+	return r;
+}
+
+int
+bc_proto_read_request(struct bc_io *io, struct bc_request *req, char *err)
+{
+	return bc_proto_read_request_lim(io, NULL, req, err);
+}
+
+int
+bc_proto_parse_request(struct bc_buf *in, const struct bc_proto_limits *lim,
+    struct bc_request *req, char *err)
+{
+	struct bc_proto_limits dflt;
+	struct src s;
+	int r;
+
+	src_init(&s, NULL, in);
+	r = parse_request(&s, limits_or_default(lim, &dflt), req, err);
+	src_free(&s);
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * Reading replies (client side)
+ */
+
+/* SERR, SOUT, DOTO (and DIAG for BOLT) after STAT. */
+static int
+parse_outputs(struct src *s, enum bc_comp comp, int bolt,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err)
+{
+	char t[5];
+	uint32_t len;
+	int r;
+
+	if ((r = src_bulk(s, "SERR", comp, lim->max_stderr,
+	    lim->max_wire_body, &rep->serr, err)) != BC_OK)
+		return r;
+	if ((r = src_bulk(s, "SOUT", comp, lim->max_stdout,
+	    lim->max_wire_body, &rep->sout, err)) != BC_OK)
+		return r;
+	if ((r = src_hdr(s, "DOTO", t, &len, err)) != BC_OK)
+		return r;
+	/* Spec 5.2: a failed compile has no output; do not read one. */
+	if (rep->status != 0 && len != 0)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "server sent a %lu-byte DOTO with status 0x%lx",
+		    (unsigned long)len, (unsigned long)rep->status);
+	if ((r = src_bulk_body(s, "DOTO", len, comp, lim->max_object,
+	    lim->max_wire_body, &rep->doto, err)) != BC_OK)
+		return r;
+	if (!bolt)
+		return BC_OK;
+	return src_bulk(s, "DIAG", comp, lim->max_dia, lim->max_wire_body,
+	    &rep->dia, err);
+}
+
+static int
+parse_dist_reply(struct src *s, int proto, const struct bc_proto_limits *lim,
+    struct bc_reply *rep, char *err)
+{
+	char t[5];
+	uint32_t val;
+	int r;
+
+	if ((r = src_hdr(s, "DONE", t, &val, err)) != BC_OK)
+		return r;
+	if (val != (uint32_t)proto)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "reply is DONE %lu to a protocol %d request",
+		    (unsigned long)val, proto);
+	if ((r = src_hdr(s, "STAT", t, &rep->status, err)) != BC_OK)
+		return r;
+	return parse_outputs(s, proto == 2 ? BC_COMP_LZO : BC_COMP_NONE, 0,
+	    lim, rep, err);
+}
+
+static int
+parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
+    struct bc_reply *rep, char *err)
+{
+	char tok[5], esc[BC_PROTO_ESC];
+	const char *want;
+	uint32_t val;
+	int r;
+
+	if ((r = src_hdr(s, "BOLT", tok, &val, err)) != BC_OK)
+		return r;
+	if (val != BC_BOLT_VERSION)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "reply is BOLT version %lu, expected %d",
+		    (unsigned long)val, BC_BOLT_VERSION);
+	if ((r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
+		return r;
+	if (strcmp(tok, "EROR") == 0) {
+		if ((r = src_string_body(s, "EROR", val, lim->max_msg,
+		    &rep->errmsg, err)) != BC_OK)
+			return r;
+		bc_wire_escape(rep->errmsg, strlen(rep->errmsg), esc,
+		    sizeof esc);
+		r = strncmp(rep->errmsg, "busy:", 5) == 0 ? BC_ERR_BUSY :
+		    BC_ERR_DENIED;
+		return bc_seterr(err, r, "server refused the job: %s", esc);
+	}
+	want = kind == BC_RQST_HELLO ? "INFO" : "STAT";
+	if (strcmp(tok, want) != 0) {
+		bc_wire_escape(tok, strlen(tok), esc, sizeof esc);
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "expected %s or EROR, got \"%s\"", want, esc);
+	}
+	if (kind == BC_RQST_HELLO)
+		return src_string_body(s, "INFO", val, lim->max_msg,
+		    &rep->info, err);
+	rep->status = val;
+	return parse_outputs(s, BC_COMP_ZSTD, 1, lim, rep, err);
+}
+
+static int
+parse_reply(struct src *s, int proto, int kind,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err)
+{
+	int r;
+
+	bc_reply_init(rep);
+	rep->proto = proto;
+	if (proto == 1 || proto == 2)
+		r = parse_dist_reply(s, proto, lim, rep, err);
+	else if (proto == BC_PROTO_BOLT && (kind == BC_RQST_COMPILE ||
+	    kind == BC_RQST_HELLO))
+		r = parse_bolt_reply(s, kind, lim, rep, err);
+	else if (proto == 3)
+		r = bc_seterr(err, BC_ERR_NOTSUP,
+		    "pump mode (protocol 3) not supported yet");
+	else
+		r = bc_seterr(err, BC_ERR_INVAL,
+		    "no such protocol %d / request kind %d", proto, kind);
+	if (r != BC_OK) {
+		/* Keep the refusal text: it is the result of a BOLT EROR. */
+		char *msg = rep->errmsg;
+
+		rep->errmsg = NULL;
+		bc_reply_free(rep);
+		rep->proto = proto;
+		rep->errmsg = msg;
+	}
+	return r;
+}
+
+int
+bc_proto_read_reply_lim(struct bc_io *io, int proto, int kind,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err)
+{
+	struct bc_proto_limits dflt;
+	struct src s;
+	int r;
+
+	src_init(&s, io, NULL);
+	r = parse_reply(&s, proto, kind, limits_or_default(lim, &dflt), rep,
+	    err);
+	src_free(&s);
+	return r;
+}
+
+int
+bc_proto_read_reply(struct bc_io *io, int proto, int kind,
+    struct bc_reply *rep, char *err)
+{
+	return bc_proto_read_reply_lim(io, proto, kind, NULL, rep, err);
+}
+
+int
+bc_proto_parse_reply(struct bc_buf *in, int proto, int kind,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err)
+{
+	struct bc_proto_limits dflt;
+	struct src s;
+	int r;
+
+	src_init(&s, NULL, in);
+	r = parse_reply(&s, proto, kind, limits_or_default(lim, &dflt), rep,
+	    err);
+	src_free(&s);
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * Writing
+ */
+
+/* Drop whatever a failed encoder appended after start. */
+static int
+rollback(struct bc_buf *out, size_t start, int r)
+{
+	if (r != BC_OK && out->len >= start && out->off <= start)
+		out->len = start;
+	return r;
+}
+
+static int
+put_int(struct bc_buf *out, const char *tok, uint32_t val, char *err)
+{
+	int r;
+
+	if ((r = bc_wire_put_int(out, tok, val)) != BC_OK)
+		return bc_seterr(err, r, "cannot encode %s", tok);
+	return BC_OK;
+}
+
+static int
+put_str(struct bc_buf *out, const char *tok, const void *p, size_t n,
+    char *err)
+{
+	int r;
+
+	if (n > UINT32_MAX)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "%s body of %zu bytes is too large for the wire", tok, n);
+	if ((r = bc_wire_put_str(out, tok, p, n)) != BC_OK)
+		return bc_seterr(err, r, "cannot encode %zu-byte %s", n, tok);
+	return BC_OK;
+}
+
+static int
+zstd_level(size_t n)
+{
+	return n >= BC_PROTO_ZSTD_BIG ? 1 : 3;
+}
+
+/* A bulk token: empty is length 0 whatever the compression. */
+static int
+put_bulk(struct bc_buf *out, const char *tok, enum bc_comp comp,
+    const void *p, size_t n, char *err)
+{
+	struct bc_buf z;
+	char sub[BC_ERRLEN];
+	int r;
+
+	if (n == 0)
+		return put_int(out, tok, 0, err);
+	if (comp == BC_COMP_NONE)
+		return put_str(out, tok, p, n, err);
+	bc_buf_init(&z, BC_MAX_WIRE_BODY);
+	sub[0] = '\0';
+	if (comp == BC_COMP_LZO)
+		r = bc_lzo_compress(p, n, &z, sub);
+	else
+		r = bc_zstd_compress(p, n, zstd_level(n), &z, sub);
+	if (r != BC_OK)
+		r = bc_seterr(err, r, "compressing %s: %s", tok, sub);
+	else
+		r = put_str(out, tok, bc_buf_data(&z), bc_buf_len(&z), err);
+	bc_buf_free(&z);
+	return r;
+}
+
+static int
+put_buf(struct bc_buf *out, const char *tok, enum bc_comp comp,
+    const struct bc_buf *b, char *err)
+{
+	return put_bulk(out, tok, comp, bc_buf_data(b), bc_buf_len(b), err);
+}
+
+static enum bc_comp
+proto_comp(int proto)
+{
+	if (proto == BC_PROTO_BOLT)
+		return BC_COMP_ZSTD;
+	return proto == 1 ? BC_COMP_NONE : BC_COMP_LZO;
+}
+
+static int
+check_proto(int proto, char *err)
+{
+	if (proto == 1 || proto == 2 || proto == BC_PROTO_BOLT)
+		return BC_OK;
+	if (proto == 3)
+		return bc_seterr(err, BC_ERR_NOTSUP,
+		    "pump mode (protocol 3) not supported yet");
+	return bc_seterr(err, BC_ERR_INVAL, "no such protocol %d", proto);
+}
+
+static int
+put_argv(struct bc_buf *out, const struct bc_strv *argv, char *err)
+{
+	size_t i, len, total = 0;
+	int r;
+
+	if (argv->n == 0)
+		return bc_seterr(err, BC_ERR_INVAL, "empty argv");
+	if (argv->n > BC_MAX_ARGC)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "%zu arguments exceed the limit of %d", argv->n,
+		    BC_MAX_ARGC);
+	if ((r = put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+		return r;
+	for (i = 0; i < argv->n; i++) {
+		len = strlen(argv->v[i]);
+		if (len > BC_MAX_ARG_LEN)
+			return bc_seterr(err, BC_ERR_LIMIT,
+			    "argument %zu is longer than %d bytes", i,
+			    BC_MAX_ARG_LEN);
+		total += len;
+		if (total > BC_MAX_ARGV_TOTAL)
+			return bc_seterr(err, BC_ERR_LIMIT,
+			    "arguments exceed %d bytes in total",
+			    BC_MAX_ARGV_TOTAL);
+		if ((r = put_str(out, "ARGV", argv->v[i], len, err)) != BC_OK)
+			return r;
+	}
+	return BC_OK;
+}
+
+static int
+write_request_head(struct bc_buf *out, const struct bc_request *req,
+    char *err)
+{
+	size_t n;
+	int r;
+
+	if ((r = check_proto(req->proto, err)) != BC_OK)
+		return r;
+	if (req->proto != BC_PROTO_BOLT) {
+		if (req->kind != BC_RQST_COMPILE)
+			return bc_seterr(err, BC_ERR_INVAL,
+			    "distcc protocols only carry compile requests");
+		if ((r = put_int(out, "DIST", (uint32_t)req->proto, err))
+		    != BC_OK)
+			return r;
+		return put_argv(out, &req->argv, err);
+	}
+	if (req->kind != BC_RQST_COMPILE && req->kind != BC_RQST_HELLO)
+		return bc_seterr(err, BC_ERR_INVAL, "no such request kind %d",
+		    req->kind);
+	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = put_int(out, "RQST", (uint32_t)req->kind, err)) != BC_OK)
+		return r;
+	if (req->kind == BC_RQST_HELLO)
+		return BC_OK;
+	if (req->cwd == NULL || req->cwd[0] != '/')
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "BOLT compile request needs an absolute working directory");
+	n = strlen(req->cwd);
+	if (n > BC_MAX_PATH_LEN)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "working directory is longer than %d bytes",
+		    BC_MAX_PATH_LEN);
+	if ((r = put_int(out, "FLAG", req->flags, err)) != BC_OK ||
+	    (r = put_str(out, "CDIR", req->cwd, n, err)) != BC_OK)
+		return r;
+	return put_argv(out, &req->argv, err);
+}
+
+int
+bc_proto_write_request_head(struct bc_buf *out, const struct bc_request *req,
+    char *err)
+{
+	size_t start = bc_buf_len(out);
+
+	return rollback(out, start, write_request_head(out, req, err));
+}
+
+int
+bc_proto_write_doti(struct bc_buf *out, int proto, const void *p, size_t n,
+    char *err)
+{
+	size_t start = bc_buf_len(out);
+	int r;
+
+	if ((r = check_proto(proto, err)) != BC_OK)
+		return r;
+	if (n > BC_MAX_DOTI)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "preprocessed source of %zu bytes exceeds the limit of %zu",
+		    n, BC_MAX_DOTI);
+	return rollback(out, start, put_bulk(out, "DOTI", proto_comp(proto),
+	    p, n, err));
+}
+
+static int
+write_info(struct bc_buf *out, const char *info, char *err)
+{
+	size_t n = strlen(info);
+	int r;
+
+	if (n > BC_MAX_MSG)
+		n = BC_MAX_MSG;
+	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK)
+		return r;
+	return put_str(out, "INFO", info, n, err);
+}
+
+static int
+write_reply(struct bc_buf *out, const struct bc_request *req,
+    const struct bc_reply *rep, char *err)
+{
+	enum bc_comp comp;
+	int r;
+
+	if ((r = check_proto(req->proto, err)) != BC_OK)
+		return r;
+	comp = proto_comp(req->proto);
+	if (req->proto == BC_PROTO_BOLT) {
+		if (req->kind == BC_RQST_HELLO)
+			return write_info(out, rep->info != NULL ? rep->info :
+			    "boltccd " PACKAGE_VERSION, err);
+		r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	} else {
+		r = put_int(out, "DONE", (uint32_t)req->proto, err);
+	}
+	if (r != BC_OK ||
+	    (r = put_int(out, "STAT", rep->status, err)) != BC_OK ||
+	    (r = put_buf(out, "SERR", comp, &rep->serr, err)) != BC_OK ||
+	    (r = put_buf(out, "SOUT", comp, &rep->sout, err)) != BC_OK)
+		return r;
+	/* Spec 5.2: no object after a failure, whatever the compiler left. */
+	if (rep->status != 0)
+		r = put_int(out, "DOTO", 0, err);
+	else
+		r = put_buf(out, "DOTO", comp, &rep->doto, err);
+	if (r != BC_OK || req->proto != BC_PROTO_BOLT)
+		return r;
+	return put_buf(out, "DIAG", comp, &rep->dia, err);
+}
+
+int
+bc_proto_write_reply(struct bc_buf *out, const struct bc_request *req,
+    const struct bc_reply *rep, char *err)
+{
+	size_t start = bc_buf_len(out);
+
+	return rollback(out, start, write_reply(out, req, rep, err));
+}
+
+int
+bc_proto_write_error(struct bc_buf *out, const char *msg, char *err)
+{
+	size_t start = bc_buf_len(out), n = strlen(msg);
+	int r;
+
+	if (n > BC_MAX_MSG)
+		n = BC_MAX_MSG;
+	r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	if (r == BC_OK)
+		r = put_str(out, "EROR", msg, n, err);
+	return rollback(out, start, r);
+}
+
+int
+bc_proto_write_info(struct bc_buf *out, const char *info, char *err)
+{
+	size_t start = bc_buf_len(out);
+
+	return rollback(out, start, write_info(out, info, err));
+}

@@ -88,4 +88,37 @@ int bc_proto_write_error(struct bc_buf *out, const char *msg, char *err);
 /* BOLT hello reply. */
 int bc_proto_write_info(struct bc_buf *out, const char *info, char *err);
 
+/*
+ * Limits applied by the readers; the plain entry points above use
+ * bc_proto_limits_default() (the values of limits.h).  Tests and fuzz
+ * targets pass smaller ones.  Readers (re)initialise *req / *rep on entry
+ * and leave it empty on failure, except req->proto (1, 2 or BC_PROTO_BOLT
+ * once the first header named it, so a BOLT peer can get an EROR) and
+ * rep->errmsg (the EROR text); the caller frees it in every case.
+ */
+struct bc_proto_limits {
+	size_t max_argc;
+	size_t max_arg_len;
+	size_t max_argv_total;
+	size_t max_path_len;
+	size_t max_wire_body;	/* any compressed body */
+	size_t max_doti;
+	size_t max_stderr;
+	size_t max_stdout;
+	size_t max_object;
+	size_t max_dia;
+	size_t max_msg;
+};
+void bc_proto_limits_default(struct bc_proto_limits *lim);
+int bc_proto_read_request_lim(struct bc_io *io,
+    const struct bc_proto_limits *lim, struct bc_request *req, char *err);
+int bc_proto_read_reply_lim(struct bc_io *io, int proto, int kind,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err);
+/* The same parsers over bytes already in memory (fuzzing, tests); input
+ * is consumed up to the end of the message, trailing bytes are left. */
+int bc_proto_parse_request(struct bc_buf *in, const struct bc_proto_limits *lim,
+    struct bc_request *req, char *err);
+int bc_proto_parse_reply(struct bc_buf *in, int proto, int kind,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err);
+
 #endif

@@ -1,0 +1,592 @@
+/*
+ * util.c - program-level helpers: dying allocators, string vectors, atomic
+ * file output, temp directories, path and integer parsing helpers.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "util.h"
+
+static void
+oom(void)
+{
+	static const char msg[] = "boltcc: out of memory\n";
+
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	_exit(105);	/* BC_EXIT_OUT_OF_MEMORY */
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p;
+
+	if (n == 0)
+		n = 1;
+	if ((p = malloc(n)) == NULL)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (nmemb == 0 || size == 0)
+		nmemb = size = 1;
+	if ((p = calloc(nmemb, size)) == NULL)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t nmemb, size_t size)
+{
+	void *q;
+
+	if (nmemb == 0 || size == 0)
+		nmemb = size = 1;
+	if (nmemb > SIZE_MAX / size)
+		oom();
+	if ((q = realloc(p, nmemb * size)) == NULL)
+		oom();
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p;
+	const char *nul = memchr(s, '\0', n);
+
+	if (nul != NULL)
+		n = (size_t)(nul - s);
+	if (n == SIZE_MAX)
+		oom();
+	p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	(void)vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* --- string vectors ---------------------------------------------------- */
+
+void
+bc_strv_init(struct bc_strv *sv)
+{
+	sv->v = NULL;
+	sv->n = 0;
+	sv->cap = 0;
+}
+
+static void
+strv_grow(struct bc_strv *sv, size_t extra)
+{
+	size_t ncap;
+
+	if (sv->n + extra + 1 <= sv->cap)
+		return;
+	ncap = sv->cap < 8 ? 8 : sv->cap;
+	while (ncap < sv->n + extra + 1) {
+		if (ncap > SIZE_MAX / 2)
+			oom();
+		ncap *= 2;
+	}
+	sv->v = xrealloc(sv->v, ncap, sizeof(*sv->v));
+	sv->cap = ncap;
+}
+
+void
+bc_strv_push_owned(struct bc_strv *sv, char *s)
+{
+	strv_grow(sv, 1);
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void
+bc_strv_push(struct bc_strv *sv, const char *s)
+{
+	bc_strv_push_owned(sv, xstrdup(s));
+}
+
+void
+bc_strv_pushv(struct bc_strv *sv, char *const *v, size_t n)
+{
+	size_t i;
+
+	strv_grow(sv, n);
+	for (i = 0; i < n; i++)
+		bc_strv_push(sv, v[i]);
+	if (sv->v == NULL)
+		strv_grow(sv, 0);
+}
+
+void
+bc_strv_insert(struct bc_strv *sv, size_t at, const char *s)
+{
+	if (at > sv->n)
+		abort();
+	strv_grow(sv, 1);
+	memmove(&sv->v[at + 1], &sv->v[at], (sv->n - at + 1) * sizeof(*sv->v));
+	sv->v[at] = xstrdup(s);
+	sv->n++;
+}
+
+void
+bc_strv_remove(struct bc_strv *sv, size_t at)
+{
+	if (at >= sv->n)
+		abort();
+	free(sv->v[at]);
+	memmove(&sv->v[at], &sv->v[at + 1], (sv->n - at) * sizeof(*sv->v));
+	sv->n--;
+}
+
+void
+bc_strv_copy(struct bc_strv *dst, const struct bc_strv *src)
+{
+	bc_strv_init(dst);
+	strv_grow(dst, src->n);
+	if (src->n > 0)
+		bc_strv_pushv(dst, src->v, src->n);
+	else
+		dst->v[0] = NULL;
+}
+
+void
+bc_strv_free(struct bc_strv *sv)
+{
+	size_t i;
+
+	if (sv->v != NULL) {
+		for (i = 0; i < sv->n; i++)
+			free(sv->v[i]);
+		free(sv->v);
+	}
+	bc_strv_init(sv);
+}
+
+static int
+needs_quote(const char *s)
+{
+	const char *p;
+
+	if (*s == '\0')
+		return 1;
+	for (p = s; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("-_./=+,:@%^", c) != NULL)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+char *
+bc_strv_join(const struct bc_strv *sv)
+{
+	size_t i, len = 1;
+	const char *p;
+	char *out, *o;
+
+	for (i = 0; i < sv->n; i++) {
+		/* worst case: every char is ' -> '\'' (4 bytes), plus quotes */
+		size_t l = strlen(sv->v[i]);
+
+		if (l > (SIZE_MAX - len) / 4 - 4)
+			oom();
+		len += 4 * l + 3;
+	}
+	out = o = xmalloc(len);
+	for (i = 0; i < sv->n; i++) {
+		if (i > 0)
+			*o++ = ' ';
+		if (!needs_quote(sv->v[i])) {
+			size_t l = strlen(sv->v[i]);
+
+			memcpy(o, sv->v[i], l);
+			o += l;
+			continue;
+		}
+		*o++ = '\'';
+		for (p = sv->v[i]; *p != '\0'; p++) {
+			if (*p == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else
+				*o++ = *p;
+		}
+		*o++ = '\'';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* --- files ------------------------------------------------------------- */
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+bc_write_file_atomic(const char *path, const void *p, size_t n, int mode,
+    char *err)
+{
+	const char *base = bc_basename(path);
+	size_t dirlen = (size_t)(base - path);
+	char *tmp;
+	mode_t um;
+	int fd, e;
+
+	if (*base == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "bad output path '%s'", path);
+	tmp = xasprintf("%.*s.%s.tmpXXXXXX", (int)dirlen, path, base);
+	if ((fd = mkstemp(tmp)) < 0) {
+		e = errno;
+		free(tmp);
+		return bc_seterr(err, BC_ERR_IO, "cannot create temp file for "
+		    "%s: %s", path, strerror(e));
+	}
+	/* mkstemp makes 0600; apply the requested mode filtered by umask. */
+	um = umask(0);
+	(void)umask(um);
+	if (write_all(fd, p, n) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (fchmod(fd, (mode_t)mode & ~um) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		e = errno;
+		goto fail;
+	}
+	free(tmp);
+	return BC_OK;
+fail:
+	if (fd >= 0)
+		(void)close(fd);
+	(void)unlink(tmp);
+	free(tmp);
+	return bc_seterr(err, BC_ERR_IO, "cannot write %s: %s", path,
+	    strerror(e));
+}
+
+int
+bc_read_file(const char *path, size_t max, struct bc_buf *out, char *err)
+{
+	struct stat st;
+	uint8_t *w;
+	size_t total = 0, start = bc_buf_len(out);
+	ssize_t r;
+	int fd, e, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		e = errno;
+		return bc_seterr(err, e == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
+		    "cannot open %s: %s", path, strerror(e));
+	}
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		(void)close(fd);
+		return bc_seterr(err, BC_ERR_IO, "cannot stat %s: %s", path,
+		    strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		(void)close(fd);
+		return bc_seterr(err, BC_ERR_INVAL, "%s is not a regular file",
+		    path);
+	}
+	if ((uintmax_t)st.st_size > max) {
+		(void)close(fd);
+		return bc_seterr(err, BC_ERR_LIMIT, "%s is too large "
+		    "(%jd bytes, limit %zu)", path, (intmax_t)st.st_size, max);
+	}
+	for (;;) {
+		size_t want = 65536;
+
+		if (total == max) {
+			/* File grew past max while reading? Probe one byte. */
+			uint8_t c;
+
+			r = read(fd, &c, 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r > 0) {
+				rc = bc_seterr(err, BC_ERR_LIMIT,
+				    "%s is too large (limit %zu)", path, max);
+				goto fail;
+			}
+			if (r < 0) {
+				e = errno;
+				rc = bc_seterr(err, BC_ERR_IO, "cannot read "
+				    "%s: %s", path, strerror(e));
+				goto fail;
+			}
+			break;
+		}
+		if (want > max - total)
+			want = max - total;
+		if ((rc = bc_buf_reserve(out, want, &w)) != BC_OK) {
+			rc = bc_seterr(err, rc, "cannot read %s: %s", path,
+			    bc_strerror(rc));
+			goto fail;
+		}
+		r = read(fd, w, want);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			rc = bc_seterr(err, BC_ERR_IO, "cannot read %s: %s",
+			    path, strerror(e));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		(void)bc_buf_commit(out, (size_t)r);
+		total += (size_t)r;
+	}
+	(void)close(fd);
+	return BC_OK;
+fail:
+	(void)close(fd);
+	out->len = start;
+	if (out->off > out->len)
+		out->off = out->len;
+	return rc;
+}
+
+int
+bc_mkdir_p(const char *path, int mode, char *err)
+{
+	struct stat st;
+	char *copy, *p;
+	int e;
+
+	if (*path == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "empty directory name");
+	copy = xstrdup(path);
+	for (p = copy + 1; ; p++) {
+		int last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(copy, (mode_t)mode) < 0) {
+			e = errno;
+			if (e != EEXIST || stat(copy, &st) < 0 ||
+			    !S_ISDIR(st.st_mode)) {
+				if (e == EEXIST)
+					e = ENOTDIR;
+				bc_seterr(err, e == ENOENT ? BC_ERR_NOENT :
+				    BC_ERR_IO, "cannot create directory %s: %s",
+				    copy, strerror(e));
+				free(copy);
+				return e == ENOENT ? BC_ERR_NOENT : BC_ERR_IO;
+			}
+		}
+		if (last)
+			break;
+		*p = '/';
+		while (p[1] == '/')
+			p++;
+	}
+	free(copy);
+	return BC_OK;
+}
+
+int
+bc_mkdtemp(const char *prefix, char **out, char *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *t;
+	size_t l;
+	int e;
+
+	*out = NULL;
+	if (tmpdir == NULL || *tmpdir == '\0')
+		tmpdir = "/tmp";
+	l = strlen(tmpdir);
+	while (l > 1 && tmpdir[l - 1] == '/')
+		l--;
+	t = xasprintf("%.*s/%sXXXXXX", (int)l, tmpdir,
+	    prefix != NULL ? prefix : "boltcc-");
+	if (mkdtemp(t) == NULL) {
+		e = errno;
+		bc_seterr(err, BC_ERR_IO, "cannot create temp directory %s: %s",
+		    t, strerror(e));
+		free(t);
+		return BC_ERR_IO;
+	}
+	*out = t;
+	return BC_OK;
+}
+
+static int
+rmtree_at(const char *path, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	char *sub;
+	int rc = 0;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+	if (depth > 256)
+		return -1;
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		sub = xasprintf("%s/%s", path, de->d_name);
+		if (rmtree_at(sub, depth + 1) < 0)
+			rc = -1;
+		free(sub);
+	}
+	(void)closedir(d);
+	if (rmdir(path) < 0 && errno != ENOENT)
+		rc = -1;
+	return rc;
+}
+
+int
+bc_rmtree(const char *path)
+{
+	return rmtree_at(path, 0) < 0 ? BC_ERR_IO : BC_OK;
+}
+
+/* --- strings ----------------------------------------------------------- */
+
+const char *
+bc_basename(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+
+	return slash != NULL ? slash + 1 : s;
+}
+
+const char *
+bc_extension(const char *s)
+{
+	const char *base = bc_basename(s);
+	const char *dot = strrchr(base, '.');
+
+	if (dot == NULL || dot == base)
+		return "";
+	return dot;
+}
+
+int
+bc_str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int
+bc_str_has_suffix(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+int
+bc_parse_int(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (s == NULL || *s == '\0' || min > max)
+		return BC_ERR_INVAL;
+	/* strtoll accepts leading space; we do not. */
+	if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+'))
+		return BC_ERR_INVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end != '\0')
+		return BC_ERR_INVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return BC_ERR_LIMIT;
+	*out = v;
+	return BC_OK;
+}
+
+int
+bc_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	if (n > INT_MAX)
+		return INT_MAX;
+	return (int)n;
+}

@@ -1,0 +1,947 @@
+/*
+ * job.c - serve one connection in a worker process (see job.h).
+ *
+ * Order of work: read the whole request under the request deadline;
+ * check compiler and options; rewrite the argv; write the DOTI into a
+ * private temp dir; wait for a compile slot (an fcntl lock on one byte of
+ * the shared slot file: released by the kernel when the worker dies);
+ * run the compiler in its own process group with cwd = temp dir and
+ * relative file names, so the daemon's temp dir does not leak into the
+ * object; watch the client socket and the deadline meanwhile; reply;
+ * clean up; tell the parent.  Peer data is logged only escaped.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/exitcode.h"
+#include "common/io.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/util.h"
+#include "job.h"
+#include "policy.h"
+#include "stats.h"
+
+#ifndef W_EXITCODE
+#define W_EXITCODE(ret, sig) ((ret) << 8 | (sig))
+#endif
+
+/* ---------------------------------------------------------------------
+ * argv scan and rewrite (pure, unit-tested)
+ */
+
+/* Options whose value is the next argument (so it is not the source). */
+static const char *const opts_with_arg[] = {
+	"-x", "-o", "-MF", "-MT", "-MQ", "-MJ", "-include", "-imacros",
+	"-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore",
+	"-isystem", "-isystem-after", "-isysroot", "-iquote", "-iframework",
+	"-ivfsoverlay", "-include-pch", "-I", "-D", "-U", "-L", "-A", "-F",
+	"-Xclang", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xanalyzer",
+	"-target", "-arch", "--param", "-mllvm", "-T", "-u", "-z",
+	"--sysroot", "--serialize-diagnostics", "-gcc-toolchain",
+	"-working-directory", NULL
+};
+
+static int
+takes_arg(const char *a)
+{
+	size_t i;
+
+	for (i = 0; opts_with_arg[i] != NULL; i++)
+		if (strcmp(a, opts_with_arg[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Language class of a source: 0 none, 1 C, 2 C++, 3 ObjC, 4 ObjC++. */
+enum lang { L_NONE = 0, L_C, L_CXX, L_OBJC, L_OBJCXX };
+
+static const struct {
+	const char *ext;
+	enum lang lang;
+	int preprocessed;
+} src_exts[] = {
+	{ ".c", L_C, 0 }, { ".i", L_C, 1 },
+	{ ".cc", L_CXX, 0 }, { ".cp", L_CXX, 0 }, { ".cxx", L_CXX, 0 },
+	{ ".cpp", L_CXX, 0 }, { ".CPP", L_CXX, 0 }, { ".c++", L_CXX, 0 },
+	{ ".C", L_CXX, 0 }, { ".ii", L_CXX, 1 },
+	{ ".m", L_OBJC, 0 }, { ".mi", L_OBJC, 1 },
+	{ ".mm", L_OBJCXX, 0 }, { ".M", L_OBJCXX, 0 }, { ".mii", L_OBJCXX, 1 },
+	{ NULL, L_NONE, 0 }
+};
+
+static const char *const pp_ext[] = { "", ".i", ".ii", ".mi", ".mii" };
+
+static enum lang
+source_lang(const char *path)
+{
+	const char *e = bc_extension(path);
+	size_t i;
+
+	for (i = 0; src_exts[i].ext != NULL; i++)
+		if (strcmp(e, src_exts[i].ext) == 0)
+			return src_exts[i].lang;
+	return L_NONE;
+}
+
+static const struct {
+	const char *name;
+	enum lang lang;
+	const char *pp_name;	/* the -x value we pass on */
+} x_langs[] = {
+	{ "c", L_C, "cpp-output" },
+	{ "cpp-output", L_C, "cpp-output" },
+	{ "c-cpp-output", L_C, "c-cpp-output" },
+	{ "c++", L_CXX, "c++-cpp-output" },
+	{ "c++-cpp-output", L_CXX, "c++-cpp-output" },
+	{ "objective-c", L_OBJC, "objective-c-cpp-output" },
+	{ "objective-c-cpp-output", L_OBJC, "objective-c-cpp-output" },
+	{ "objc-cpp-output", L_OBJC, "objc-cpp-output" },
+	{ "objective-c++", L_OBJCXX, "objective-c++-cpp-output" },
+	{ "objective-c++-cpp-output", L_OBJCXX, "objective-c++-cpp-output" },
+	{ "objc++-cpp-output", L_OBJCXX, "objc++-cpp-output" },
+	{ NULL, L_NONE, NULL }
+};
+
+static int
+x_lang(const char *v, enum lang *lang, const char **pp)
+{
+	size_t i;
+
+	for (i = 0; x_langs[i].name != NULL; i++)
+		if (strcmp(v, x_langs[i].name) == 0) {
+			*lang = x_langs[i].lang;
+			*pp = x_langs[i].pp_name;
+			return 1;
+		}
+	return 0;
+}
+
+/* A file name safe to create in the job dir from the client's source. */
+static char *
+job_src_name(const char *orig, enum lang lang)
+{
+	const char *b = bc_basename(orig);
+	const char *e = bc_extension(b);
+	size_t stem = (size_t)(e - b), i;
+	int ok = stem > 0 && stem <= 100 && b[0] != '-' && b[0] != '.';
+
+	for (i = 0; ok && i < stem; i++) {
+		char c = b[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		    c == '+' || c == '-'))
+			ok = 0;
+	}
+	if (!ok)
+		return xasprintf("input%s", pp_ext[lang]);
+	return xasprintf("%.*s%s", (int)stem, b, pp_ext[lang]);
+}
+
+void
+bc_job_plan_init(struct bc_job_plan *plan)
+{
+	bc_strv_init(&plan->argv);
+	plan->src_name = NULL;
+	plan->out_name = NULL;
+	plan->dia_name = NULL;
+	plan->orig_src = NULL;
+}
+
+void
+bc_job_plan_free(struct bc_job_plan *plan)
+{
+	bc_strv_free(&plan->argv);
+	free(plan->src_name);
+	free(plan->out_name);
+	free(plan->dia_name);
+	free(plan->orig_src);
+	bc_job_plan_init(plan);
+}
+
+static int
+deny(struct bc_job_plan *plan, char *why, const char *what, const char *arg)
+{
+	char e[256];
+
+	if (arg != NULL) {
+		bc_log_escape(arg, strlen(arg), e, sizeof(e));
+		bc_seterr(why, BC_ERR_DENIED, "%s: '%s'", what, e);
+	} else
+		bc_seterr(why, BC_ERR_DENIED, "%s", what);
+	bc_job_plan_free(plan);
+	return BC_ERR_DENIED;
+}
+
+int
+bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
+    const struct bc_rewrite_opts *opts, struct bc_job_plan *plan, char *why)
+{
+	struct bc_strv *out = &plan->argv;
+	ssize_t src_at = -1, out_at = -1, xval_at = -1;
+	enum lang xlang = L_NONE, lang;
+	const char *xpp = NULL;
+	int mode = 0;		/* 'c' or 'S' */
+	size_t i;
+
+	bc_job_plan_init(plan);
+	if (argc < 1)
+		return deny(plan, why, "empty argv", NULL);
+	bc_strv_push(out, name0);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || a[1] == '\0') {
+			if (source_lang(a) == L_NONE)
+				return deny(plan, why,
+				    "argument is not a source file I can compile",
+				    a);
+			if (src_at >= 0)
+				return deny(plan, why,
+				    "more than one source file", a);
+			src_at = (ssize_t)out->n;
+			plan->orig_src = xstrdup(a);
+			bc_strv_push(out, a);
+			continue;
+		}
+		if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
+			if (mode == 0 || a[1] == 'S')
+				mode = a[1];
+			bc_strv_push(out, a);
+			continue;
+		}
+		if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
+		    strcmp(a, "-MM") == 0)
+			return deny(plan, why, "preprocess-only option", a);
+		/* dependency output is made by the client's preprocessor */
+		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
+		    strcmp(a, "-MG") == 0 || strcmp(a, "-MP") == 0)
+			continue;
+		if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 ||
+		    strcmp(a, "-MQ") == 0 || strcmp(a, "-MJ") == 0) {
+			if (i + 1 >= argc)
+				return deny(plan, why, "missing value", a);
+			i++;
+			continue;
+		}
+		if (bc_str_has_prefix(a, "-MF") || bc_str_has_prefix(a, "-MT") ||
+		    bc_str_has_prefix(a, "-MQ") || bc_str_has_prefix(a, "-MJ"))
+			continue;
+		if (strcmp(a, "--serialize-diagnostics") == 0) {
+			if (i + 1 >= argc)
+				return deny(plan, why, "missing value", a);
+			i++;
+			if (opts->want_dia && plan->dia_name == NULL) {
+				plan->dia_name = xstrdup("out.dia");
+				bc_strv_push(out, a);
+				bc_strv_push(out, plan->dia_name);
+			}
+			continue;
+		}
+		if (strcmp(a, "-o") == 0 || bc_str_has_prefix(a, "-o")) {
+			if (out_at >= 0)
+				return deny(plan, why, "more than one -o", a);
+			if (a[2] == '\0') {
+				if (i + 1 >= argc)
+					return deny(plan, why, "missing value",
+					    a);
+				i++;
+			}
+			bc_strv_push(out, "-o");
+			out_at = (ssize_t)out->n;
+			bc_strv_push(out, "");	/* filled below */
+			continue;
+		}
+		if (strcmp(a, "-working-directory") == 0 ||
+		    bc_str_has_prefix(a, "-working-directory="))
+			return deny(plan, why, "option refused", a);
+		if (strcmp(a, "-x") == 0 || (a[1] == 'x' && a[2] != '\0')) {
+			const char *v;
+
+			if (a[2] == '\0') {
+				if (i + 1 >= argc)
+					return deny(plan, why, "missing value",
+					    a);
+				v = argv[++i];
+			} else
+				v = a + 2;
+			if (strcmp(v, "none") == 0) {
+				xlang = L_NONE;
+				xpp = NULL;
+				bc_strv_push(out, "-x");
+				bc_strv_push(out, "none");
+				continue;
+			}
+			if (!x_lang(v, &xlang, &xpp))
+				return deny(plan, why,
+				    "language cannot be compiled remotely", v);
+			bc_strv_push(out, "-x");
+			xval_at = (ssize_t)out->n;
+			bc_strv_push(out, xpp);
+			continue;
+		}
+		bc_strv_push(out, a);
+		if (takes_arg(a)) {
+			if (i + 1 >= argc)
+				return deny(plan, why, "missing value", a);
+			bc_strv_push(out, argv[++i]);
+		}
+	}
+	if (mode == 0)
+		return deny(plan, why, "neither -c nor -S given", NULL);
+	if (src_at < 0)
+		return deny(plan, why, "no source file", NULL);
+	(void)xval_at;
+	lang = xlang != L_NONE ? xlang : source_lang(plan->orig_src);
+	plan->src_name = job_src_name(plan->orig_src, lang);
+	free(out->v[src_at]);
+	out->v[src_at] = xstrdup(plan->src_name);
+	plan->out_name = xstrdup(mode == 'S' ? "out.s" : "out.o");
+	if (out_at >= 0) {
+		free(out->v[out_at]);
+		out->v[out_at] = xstrdup(plan->out_name);
+	} else {
+		bc_strv_push(out, "-o");
+		bc_strv_push(out, plan->out_name);
+	}
+	/* BOLT: name the client's directory in debug info, not ours.  Put
+	 * first so a user's own setting (later) still wins. */
+	if (opts->cwd != NULL && opts->cwd[0] == '/') {
+		char *d;
+
+		if (opts->is_clang)
+			d = xasprintf("-fdebug-compilation-dir=%s", opts->cwd);
+		else if (opts->tmpdir != NULL)
+			d = xasprintf("-fdebug-prefix-map=%s=%s", opts->tmpdir,
+			    opts->cwd);
+		else
+			d = NULL;
+		if (d != NULL) {
+			bc_strv_insert(out, 1, d);
+			free(d);
+		}
+	}
+	return BC_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * the worker
+ */
+
+static int job_sig_wr = -1;
+static volatile sig_atomic_t job_term;
+
+static void
+job_on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (sig == SIGTERM)
+		job_term = 1;
+	if (job_sig_wr >= 0)
+		(void)write(job_sig_wr, &c, 1);
+	errno = saved;
+}
+
+struct job {
+	const struct bc_job_conf *conf;
+	const char *peer;
+	int rfd, wfd;
+	int sig_rd;
+	int64_t t0;
+	int64_t deadline;
+	int slot;		/* held slot byte, -1 none */
+	char *dir;		/* job temp dir */
+	char compiler[64];
+	char file[128];
+	int64_t rss_kb;
+};
+
+static void
+send_event(const struct job *j, int kind, int outcome, int64_t ms)
+{
+	struct bc_job_event ev;
+
+	if (j->conf->event_fd < 0)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.outcome = outcome;
+	ev.pid = (int32_t)getpid();
+	ev.ms = ms;
+	ev.rss_kb = j->rss_kb;
+	memcpy(ev.compiler, j->compiler, sizeof(ev.compiler));
+	memcpy(ev.file, j->file, sizeof(ev.file));
+	/* non-blocking: a full pipe loses a stats event, never stalls */
+	(void)write(j->conf->event_fd, &ev, sizeof(ev));
+}
+
+static void
+drain_fd(int fd)
+{
+	char tmp[64];
+
+	while (read(fd, tmp, sizeof(tmp)) > 0)
+		;
+}
+
+/*
+ * Wait up to ms for the client or a signal.  Returns 1 if the client hung
+ * up (EOF/error), 0 otherwise.  Stray bytes from the client are discarded.
+ */
+static int
+watch_client(struct job *j, int ms)
+{
+	struct pollfd p[2];
+	int n;
+
+	p[0].fd = j->rfd;
+	p[0].events = POLLIN;
+	p[0].revents = 0;
+	p[1].fd = j->sig_rd;
+	p[1].events = POLLIN;
+	p[1].revents = 0;
+	n = poll(p, 2, ms);
+	if (n <= 0)
+		return 0;
+	if (p[1].revents != 0)
+		drain_fd(j->sig_rd);
+	if (p[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
+		char tmp[4096];
+		ssize_t r = read(j->rfd, tmp, sizeof(tmp));
+
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+take_slot(struct job *j, char *why)
+{
+	const struct bc_job_conf *c = j->conf;
+	int start, i;
+
+	if (c->slot_fd < 0 || c->jobs <= 0)
+		return BC_OK;
+	start = (int)(getpid() % c->jobs);
+	for (;;) {
+		for (i = 0; i < c->jobs; i++) {
+			struct flock fl;
+			int s = (start + i) % c->jobs;
+
+			memset(&fl, 0, sizeof(fl));
+			fl.l_type = F_WRLCK;
+			fl.l_whence = SEEK_SET;
+			fl.l_start = s;
+			fl.l_len = 1;
+			if (fcntl(c->slot_fd, F_SETLK, &fl) == 0) {
+				j->slot = s;
+				return BC_OK;
+			}
+		}
+		if (job_term)
+			return bc_seterr(why, BC_ERR_BUSY, "daemon shutting down");
+		if (bc_now_ms() >= j->deadline)
+			return bc_seterr(why, BC_ERR_TIMEOUT,
+			    "no compile slot free before the job deadline");
+		if (watch_client(j, 5 + (int)(getpid() % 11)))
+			return bc_seterr(why, BC_ERR_EOF,
+			    "client hung up while queued");
+	}
+}
+
+static void
+release_slot(struct job *j)
+{
+	struct flock fl;
+
+	if (j->slot < 0)
+		return;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_UNLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = j->slot;
+	fl.l_len = 1;
+	(void)fcntl(j->conf->slot_fd, F_SETLK, &fl);
+	j->slot = -1;
+}
+
+static int
+open_out(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+
+	free(p);
+	return fd;
+}
+
+/* In the compiler child: never returns. */
+static void
+exec_compiler(const struct job *j, const char *path, char *const *argv)
+{
+	int in, fo, fe, s;
+	sigset_t none;
+
+	(void)setpgid(0, 0);
+	for (s = 1; s < 32; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			(void)signal(s, SIG_DFL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	if (chdir(j->dir) != 0)
+		_exit(BC_EXIT_IO_ERROR);
+	in = open("/dev/null", O_RDONLY);
+	fo = open_out(j->dir, "stdout");
+	fe = open_out(j->dir, "stderr");
+	if (in < 0 || fo < 0 || fe < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 ||
+	    dup2(fe, 2) < 0)
+		_exit(BC_EXIT_IO_ERROR);
+	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0)
+		_exit(BC_EXIT_OUT_OF_MEMORY);
+	execv(path, argv);
+	{
+		char msg[256];
+		int n = snprintf(msg, sizeof(msg),
+		    "boltccd: cannot execute %s: %s\n", path, strerror(errno));
+
+		if (n > 0)
+			(void)write(2, msg, (size_t)n < sizeof(msg) ?
+			    (size_t)n : sizeof(msg) - 1);
+	}
+	_exit(BC_EXIT_COMPILER_MISSING);
+}
+
+/*
+ * Run the compiler and wait.  *status gets the wait status; returns the
+ * outcome (OK/COMPILE_ERROR/TIMEOUT/DISCONNECT/OTHER).
+ */
+static int
+run_compiler(struct job *j, const char *path, char *const *argv, int *status,
+    char *why)
+{
+	struct rusage ru;
+	pid_t pid, w;
+	int st = 0, outcome = -1;
+
+	pid = fork();
+	if (pid < 0) {
+		bc_seterr(why, BC_ERR_IO, "fork: %s", strerror(errno));
+		return BC_OUT_OTHER;
+	}
+	if (pid == 0)
+		exec_compiler(j, path, argv);
+	(void)setpgid(pid, pid);
+	for (;;) {
+		int64_t now, left;
+
+		memset(&ru, 0, sizeof(ru));
+		w = wait4(pid, &st, WNOHANG, &ru);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			bc_seterr(why, BC_ERR_IO, "wait: %s", strerror(errno));
+			outcome = BC_OUT_OTHER;
+			break;
+		}
+		now = bc_now_ms();
+		if (job_term) {
+			bc_seterr(why, BC_ERR_BUSY,
+			    "daemon shutting down: compile killed");
+			outcome = BC_OUT_OTHER;
+			break;
+		}
+		if (now >= j->deadline) {
+			bc_seterr(why, BC_ERR_TIMEOUT,
+			    "job deadline passed: compile killed");
+			outcome = BC_OUT_TIMEOUT;
+			break;
+		}
+		left = j->deadline - now;
+		if (watch_client(j, left > 1000 ? 1000 : (int)left)) {
+			bc_seterr(why, BC_ERR_EOF,
+			    "client disconnected: compile killed");
+			outcome = BC_OUT_DISCONNECT;
+			break;
+		}
+	}
+	if (outcome >= 0) {
+		(void)kill(-pid, SIGKILL);
+		(void)kill(pid, SIGKILL);
+		while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+			;
+		*status = outcome == BC_OUT_TIMEOUT ?
+		    W_EXITCODE(BC_EXIT_TIMEOUT, 0) :
+		    W_EXITCODE(BC_EXIT_IO_ERROR, 0);
+		return outcome;
+	}
+	/* kill leftovers of the compiler's process group */
+	(void)kill(-pid, SIGKILL);
+#ifdef __APPLE__
+	j->rss_kb = (int64_t)ru.ru_maxrss / 1024;
+#else
+	j->rss_kb = (int64_t)ru.ru_maxrss;
+#endif
+	*status = st;
+	return st == 0 ? BC_OUT_OK : BC_OUT_COMPILE_ERROR;
+}
+
+static int
+read_job_file(const struct job *j, const char *name, size_t max,
+    struct bc_buf *out, int missing_ok, char *why)
+{
+	char *p = xasprintf("%s/%s", j->dir, name);
+	char e[BC_ERRLEN];
+	struct stat sb;
+	int r;
+
+	if (missing_ok && lstat(p, &sb) != 0 && errno == ENOENT) {
+		free(p);
+		return BC_OK;
+	}
+	r = bc_read_file(p, max, out, e);
+	free(p);
+	if (r != BC_OK)
+		return bc_seterr(why, r, "reading %s: %s", name, e);
+	return BC_OK;
+}
+
+static int
+write_all(struct job *j, const struct bc_buf *b, char *why)
+{
+	struct bc_io io;
+
+	bc_io_init(&io, j->rfd, j->wfd, j->conf->io_timeout_ms);
+	io.deadline_ms = bc_now_ms() + (int64_t)j->conf->job_timeout_ms;
+	return bc_io_write_buf(&io, b, why);
+}
+
+/*
+ * After an error reply the peer may still be sending the rest of its
+ * request; closing with unread bytes makes the kernel send a RST that can
+ * destroy the reply in flight.  So: half-close, then discard input until
+ * EOF for a short while.
+ */
+static void
+linger_close(struct job *j)
+{
+	int64_t end = bc_now_ms() + 1000;
+	size_t total = 0;
+
+	(void)shutdown(j->wfd, SHUT_WR);
+	while (total < ((size_t)4 << 20)) {
+		struct pollfd p;
+		char tmp[4096];
+		int64_t left = end - bc_now_ms();
+		ssize_t r;
+
+		if (left <= 0)
+			break;
+		p.fd = j->rfd;
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, 1, (int)left) <= 0)
+			break;
+		r = read(j->rfd, tmp, sizeof(tmp));
+		if (r <= 0)
+			break;
+		total += (size_t)r;
+	}
+}
+
+/* BOLT refusals are explained; distcc ones are a silent close. */
+static void
+refuse(struct job *j, const struct bc_request *req, const char *why)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
+	char e[BC_ERRLEN];
+
+	if (req->proto != BC_PROTO_BOLT)
+		return;
+	if (bc_proto_write_error(&b, why, e) == BC_OK &&
+	    write_all(j, &b, e) == BC_OK)
+		linger_close(j);
+	bc_buf_free(&b);
+}
+
+static const char *
+outcome_name(int o)
+{
+	switch (o) {
+	case BC_OUT_OK: return "COMPILE_OK";
+	case BC_OUT_COMPILE_ERROR: return "COMPILE_ERROR";
+	case BC_OUT_TIMEOUT: return "COMPILE_TIMEOUT";
+	case BC_OUT_DISCONNECT: return "CLI_DISCONNECT";
+	case BC_OUT_BAD_REQ: return "BAD_REQUEST";
+	case BC_OUT_HELLO: return "HELLO";
+	default: return "OTHER";
+	}
+}
+
+static void
+finish(struct job *j, int outcome, int status, int ret)
+{
+	int64_t ms = bc_now_ms() - j->t0;
+
+	release_slot(j);
+	if (outcome != BC_OUT_HELLO)
+		bc_info("client: %s %s exit:%d sig:%d core:%d ret:%d "
+		    "time:%lldms %s %s", j->peer, outcome_name(outcome),
+		    WIFEXITED(status) ? WEXITSTATUS(status) : 0,
+		    WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+		    (status & 0x80) != 0, ret, (long long)ms,
+		    j->compiler[0] != '\0' ? j->compiler : "-",
+		    j->file[0] != '\0' ? j->file : "-");
+	send_event(j, BC_EV_DONE, outcome, ms);
+	if (j->dir != NULL) {
+		(void)bc_rmtree(j->dir);
+		free(j->dir);
+		j->dir = NULL;
+	}
+}
+
+static int
+serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
+{
+	const struct bc_job_conf *c = j->conf;
+	struct bc_rewrite_opts ro;
+	struct bc_job_plan plan;
+	struct bc_reply rep;
+	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
+	char *path = NULL, *p;
+	const char *name;
+	int r, outcome;
+	char e[BC_ERRLEN];
+
+	*status = 0;
+	if (req->argv.n == 0) {
+		bc_seterr(why, BC_ERR_PROTO, "empty argv");
+		return BC_OUT_BAD_REQ;
+	}
+	bc_log_escape(req->argv.v[0], strlen(req->argv.v[0]), j->compiler,
+	    sizeof(j->compiler));
+	r = bc_policy_resolve(c->policy, req->argv.v[0], &path, why);
+	if (r == BC_ERR_COMPILER && req->proto != BC_PROTO_BOLT) {
+		/* as distccd: the compile "fails" with exit 110 */
+		bc_reply_init(&rep);
+		rep.proto = req->proto;
+		rep.status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
+		(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
+		if (bc_proto_write_reply(&out, req, &rep, e) == BC_OK)
+			(void)write_all(j, &out, e);
+		bc_reply_free(&rep);
+		bc_buf_free(&out);
+		*status = (int)W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
+		return BC_OUT_OTHER;
+	}
+	if (r != BC_OK) {
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	if (bc_policy_check_name(c->policy, req->argv.v[0], &name, why) != BC_OK)
+		name = req->argv.v[0];	/* not reached: resolve checked it */
+	if (bc_policy_check_args(req->argv.v, req->argv.n, why) != BC_OK) {
+		free(path);
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	if ((r = bc_mkdtemp("boltccd_", &j->dir, e)) != BC_OK) {
+		free(path);
+		bc_seterr(why, r, "%s", e);
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.want_dia = (req->flags & BC_FLAG_WANT_DIA) != 0 &&
+	    req->proto == BC_PROTO_BOLT;
+	ro.cwd = req->proto == BC_PROTO_BOLT ? req->cwd : NULL;
+	ro.tmpdir = j->dir;
+	ro.is_clang = bc_policy_is_clang(name);
+	name = bc_basename(name);
+	if (bc_job_plan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
+	    req->argv.v[0] : name, &ro, &plan, why) != BC_OK) {
+		free(path);
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	bc_log_escape(plan.orig_src, strlen(plan.orig_src), j->file,
+	    sizeof(j->file));
+	p = xasprintf("%s/%s", j->dir, plan.src_name);
+	r = bc_write_file_atomic(p, bc_buf_data(&req->doti),
+	    bc_buf_len(&req->doti), 0600, e);
+	free(p);
+	if (r != BC_OK) {
+		bc_seterr(why, r, "%s", e);
+		outcome = BC_OUT_OTHER;
+		refuse(j, req, why);
+		goto out;
+	}
+	if ((r = take_slot(j, why)) != BC_OK) {
+		outcome = r == BC_ERR_EOF ? BC_OUT_DISCONNECT :
+		    r == BC_ERR_TIMEOUT ? BC_OUT_TIMEOUT : BC_OUT_OTHER;
+		if (r != BC_ERR_EOF)
+			refuse(j, req, why);
+		goto out;
+	}
+	send_event(j, BC_EV_SLOT_START, 0, 0);
+	bc_debug("running %s", path);
+	outcome = run_compiler(j, path, plan.argv.v, status, why);
+	release_slot(j);
+	send_event(j, BC_EV_SLOT_END, 0, 0);
+	if (outcome == BC_OUT_DISCONNECT)
+		goto out;
+	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR) {
+		if (req->proto == BC_PROTO_BOLT) {
+			refuse(j, req, why);
+			goto out;
+		}
+		if (job_term)
+			goto out;	/* silent close: the client retries */
+	}
+
+	bc_reply_init(&rep);
+	rep.proto = req->proto;
+	rep.status = (uint32_t)*status;
+	bc_buf_free(&rep.serr);
+	bc_buf_init(&rep.serr, BC_MAX_STDERR);
+	bc_buf_free(&rep.sout);
+	bc_buf_init(&rep.sout, BC_MAX_STDOUT);
+	bc_buf_free(&rep.doto);
+	bc_buf_init(&rep.doto, BC_MAX_OBJECT);
+	bc_buf_free(&rep.dia);
+	bc_buf_init(&rep.dia, BC_MAX_DIA);
+	if (outcome == BC_OUT_TIMEOUT)
+		(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
+	else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep.serr, 1,
+	    why)) != BC_OK ||
+	    (r = read_job_file(j, "stdout", BC_MAX_STDOUT, &rep.sout, 1,
+	    why)) != BC_OK ||
+	    (*status == 0 && (r = read_job_file(j, plan.out_name,
+	    BC_MAX_OBJECT, &rep.doto, 1, why)) != BC_OK) ||
+	    (plan.dia_name != NULL && (r = read_job_file(j, plan.dia_name,
+	    BC_MAX_DIA, &rep.dia, 1, why)) != BC_OK)) {
+		bc_reply_free(&rep);
+		outcome = BC_OUT_OTHER;
+		refuse(j, req, why);
+		goto out;
+	}
+	r = bc_proto_write_reply(&out, req, &rep, e);
+	bc_reply_free(&rep);
+	if (r == BC_OK)
+		r = write_all(j, &out, e);
+	if (r != BC_OK) {
+		bc_seterr(why, r, "sending reply: %s", e);
+		if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+			outcome = r == BC_ERR_IO || r == BC_ERR_EOF ?
+			    BC_OUT_DISCONNECT : BC_OUT_OTHER;
+	}
+out:
+	bc_buf_free(&out);
+	bc_job_plan_free(&plan);
+	free(path);
+	return outcome;
+}
+
+void
+bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
+    const char *peer)
+{
+	struct bc_request req;
+	struct bc_io io;
+	struct job j;
+	struct sigaction sa;
+	int sp[2], r, outcome, status = 0;
+	char why[BC_ERRLEN];
+
+	memset(&j, 0, sizeof(j));
+	j.conf = conf;
+	j.peer = peer;
+	j.rfd = rfd;
+	j.wfd = wfd;
+	j.slot = -1;
+	j.t0 = bc_now_ms();
+	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
+	why[0] = '\0';
+
+	if (pipe(sp) != 0) {
+		bc_error("pipe: %s", strerror(errno));
+		return;
+	}
+	(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
+	(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
+	j.sig_rd = sp[0];
+	job_sig_wr = sp[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = job_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	(void)sigaction(SIGCHLD, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	(void)sigaction(SIGINT, &sa, NULL);	/* the parent decides */
+	(void)sigaction(SIGHUP, &sa, NULL);
+	(void)sigaction(SIGPIPE, &sa, NULL);
+
+	bc_request_init(&req);
+	bc_io_init(&io, rfd, wfd, conf->io_timeout_ms);
+	io.deadline_ms = j.t0 + (int64_t)conf->request_timeout_ms;
+	if (io.deadline_ms > j.deadline)
+		io.deadline_ms = j.deadline;
+	r = bc_proto_read_request(&io, &req, why);
+	if (r != BC_OK) {
+		bc_warn("client %s: bad request: %s", peer, why);
+		if (req.proto == BC_PROTO_BOLT && r != BC_ERR_EOF &&
+		    r != BC_ERR_TIMEOUT)
+			refuse(&j, &req, why);
+		outcome = r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
+		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
+		if (r == BC_ERR_PROTO || r == BC_ERR_NOTSUP ||
+		    r == BC_ERR_LIMIT || r == BC_ERR_CORRUPT)
+			outcome = BC_OUT_BAD_REQ;
+		finish(&j, outcome, 0, r);
+		goto done;
+	}
+	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_HELLO) {
+		struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
+		char *info = xasprintf("boltccd %s", conf->version);
+		char e[BC_ERRLEN];
+
+		if (bc_proto_write_info(&b, info, e) == BC_OK)
+			(void)write_all(&j, &b, e);
+		free(info);
+		bc_buf_free(&b);
+		finish(&j, BC_OUT_HELLO, 0, 0);
+		goto done;
+	}
+	outcome = serve_compile(&j, &req, &status, why);
+	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
+		bc_warn("client %s: %s: %s", peer, outcome_name(outcome), why);
+	finish(&j, outcome, status, 0);
+done:
+	bc_request_free(&req);
+	job_sig_wr = -1;
+	close(sp[0]);
+	close(sp[1]);
+}

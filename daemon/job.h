@@ -1,1 +1,66 @@
-/* placeholder */
+/*
+ * job.h - one client connection in a worker process: read the request
+ * with deadlines, check it against the policy, rewrite the argv to the
+ * job's private temp dir, take a compile slot, run the compiler (no
+ * shell, own process group, deadline, killed if the client hangs up),
+ * reply, clean up, report to the parent.
+ */
+#ifndef BC_JOB_H
+#define BC_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/util.h"
+#include "policy.h"
+#include "stats.h"
+
+struct bc_job_conf {
+	const struct bc_policy *policy;
+	int jobs;		/* compile slots = bytes 0..jobs-1 of slot_fd */
+	int slot_fd;		/* lock file shared by all workers, -1 = none */
+	int event_fd;		/* pipe to the parent, -1 = none */
+	int io_timeout_ms;	/* per blocking read/write */
+	int request_timeout_ms;	/* to receive the whole request */
+	int job_timeout_ms;	/* whole job incl. waiting for a slot */
+	const char *version;	/* for BOLT hello replies */
+};
+
+/* Inputs of the argv rewrite besides the argv itself. */
+struct bc_rewrite_opts {
+	int want_dia;		/* BOLT FLAG WANT_DIA */
+	const char *cwd;	/* BOLT CDIR (client cwd) or NULL */
+	const char *tmpdir;	/* the job dir (for gcc's prefix map) */
+	int is_clang;
+};
+
+/* What the daemon will run, relative to the job dir. */
+struct bc_job_plan {
+	struct bc_strv argv;	/* argv[0] = compiler name as resolved */
+	char *src_name;		/* where DOTI goes, e.g. "hello.i" */
+	char *out_name;		/* "out.o" or "out.s" */
+	char *dia_name;		/* "out.dia" or NULL */
+	char *orig_src;		/* client's source argument (not escaped) */
+};
+
+void bc_job_plan_init(struct bc_job_plan *plan);
+void bc_job_plan_free(struct bc_job_plan *plan);
+
+/*
+ * The daemon's argv scan (like distccd's): the argv must compile exactly
+ * one source file (-c or -S); -o is replaced by the plan's out_name, the
+ * source by src_name (preprocessed extension; -x LANG becomes
+ * -x LANG-cpp-output), -M* dependency options are removed (the client made
+ * the .d), --serialize-diagnostics is replaced (want_dia) or removed.
+ * Debug-path options are appended for BOLT requests (cwd != NULL).
+ * argv[0] of the result is name0.  BC_OK or BC_ERR_DENIED with why.
+ */
+int bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
+    const struct bc_rewrite_opts *opts, struct bc_job_plan *plan, char *why);
+
+/* Serve one connection (rfd/wfd may be the same socket); peer is a
+ * printable label for logs.  Never exits the process. */
+void bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
+    const char *peer);
+
+#endif

@@ -1,0 +1,471 @@
+/*
+ * main.c - boltccd: command line, logging, daemonizing, pid file.
+ *
+ * One option table drives parsing and --help.  Bad values are reported
+ * naming the option and exit 101 (BC_EXIT_BAD_ARGUMENTS); bind failures
+ * exit 102.  Everything else is in server.c (listener) and job.c (work).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/exitcode.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "acl.h"
+#include "policy.h"
+#include "server.h"
+
+struct opts {
+	struct bc_server_conf *sc;
+	int mode_set;
+	int jobs_set, queue_set;
+	char *log_file;
+	int log_stderr;
+	enum bc_log_level level;
+	int allow_given;
+};
+
+typedef int (*opt_fn)(struct opts *o, const char *arg, char *err);
+
+struct option_def {
+	const char *name;
+	const char *argname;	/* NULL: takes no argument */
+	opt_fn fn;
+	const char *help;
+};
+
+static int opt_help(struct opts *, const char *, char *);
+static int opt_version(struct opts *, const char *, char *);
+
+static int
+int_arg(const char *opt, const char *arg, long long min, long long max,
+    int *out, char *err)
+{
+	long long v;
+
+	if (bc_parse_int(arg, min, max, &v) != BC_OK)
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "%s: '%s' is not a number in %lld..%lld", opt, arg, min,
+		    max);
+	*out = (int)v;
+	return BC_OK;
+}
+
+static int
+set_mode(struct opts *o, enum bc_run_mode m, char *err)
+{
+	if (o->mode_set && o->sc->mode != m)
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "--daemon, --no-detach and --inetd exclude each other");
+	o->mode_set = 1;
+	o->sc->mode = m;
+	return BC_OK;
+}
+
+static int
+opt_daemon(struct opts *o, const char *a, char *err)
+{
+	return set_mode(o, BC_MODE_DAEMON, err);
+}
+
+static int
+opt_nodetach(struct opts *o, const char *a, char *err)
+{
+	return set_mode(o, BC_MODE_FOREGROUND, err);
+}
+
+static int
+opt_inetd(struct opts *o, const char *a, char *err)
+{
+	return set_mode(o, BC_MODE_INETD, err);
+}
+
+static int
+opt_listen(struct opts *o, const char *a, char *err)
+{
+	struct bc_acl_entry e;
+	char host[128];
+	size_t n = strlen(a);
+
+	if (n >= 2 && a[0] == '[' && a[n - 1] == ']' && n - 2 < sizeof(host)) {
+		memcpy(host, a + 1, n - 2);
+		host[n - 2] = '\0';
+	} else if (n < sizeof(host))
+		memcpy(host, a, n + 1);
+	else
+		host[0] = '\0';
+	if (strchr(host, '/') != NULL || bc_acl_parse(host, &e, NULL) != BC_OK)
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "--listen: '%s' is not an IPv4 or IPv6 address", a);
+	bc_strv_push(&o->sc->listen, host);
+	return BC_OK;
+}
+
+static int
+opt_port(struct opts *o, const char *a, char *err)
+{
+	return int_arg("--port", a, 1, 65535, &o->sc->port, err);
+}
+
+static int
+opt_stats_port(struct opts *o, const char *a, char *err)
+{
+	return int_arg("--stats-port", a, 0, 65535, &o->sc->stats_port, err);
+}
+
+static int
+opt_allow(struct opts *o, const char *a, char *err)
+{
+	char e[BC_ERRLEN];
+
+	if (bc_acl_add(&o->sc->acl, a, e) != BC_OK)
+		return bc_seterr(err, BC_ERR_INVAL, "--allow: %s", e);
+	o->allow_given = 1;
+	return BC_OK;
+}
+
+static int
+opt_jobs(struct opts *o, const char *a, char *err)
+{
+	o->jobs_set = 1;
+	return int_arg("--jobs", a, 1, 1024, &o->sc->jobs, err);
+}
+
+static int
+opt_queue(struct opts *o, const char *a, char *err)
+{
+	o->queue_set = 1;
+	return int_arg("--queue", a, 0, 65536, &o->sc->queue, err);
+}
+
+static int
+opt_log_file(struct opts *o, const char *a, char *err)
+{
+	if (*a == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "--log-file: empty name");
+	free(o->log_file);
+	o->log_file = xstrdup(a);
+	return BC_OK;
+}
+
+static int
+opt_log_stderr(struct opts *o, const char *a, char *err)
+{
+	o->log_stderr = 1;
+	return BC_OK;
+}
+
+static int
+opt_log_level(struct opts *o, const char *a, char *err)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(a, names[i]) == 0) {
+			o->level = (enum bc_log_level)i;
+			return BC_OK;
+		}
+	if (strcmp(a, "warning") == 0) {
+		o->level = BC_LOG_WARN;
+		return BC_OK;
+	}
+	return bc_seterr(err, BC_ERR_INVAL,
+	    "--log-level: '%s' is not one of error, warn, info, debug", a);
+}
+
+static int
+opt_pid_file(struct opts *o, const char *a, char *err)
+{
+	if (*a == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "--pid-file: empty name");
+	free(o->sc->pid_file);
+	o->sc->pid_file = xstrdup(a);
+	return BC_OK;
+}
+
+static int
+opt_allow_compiler(struct opts *o, const char *a, char *err)
+{
+	char e[BC_ERRLEN];
+
+	if (bc_policy_allow(&o->sc->policy, a, e) != BC_OK)
+		return bc_seterr(err, BC_ERR_INVAL, "--allow-compiler: %s", e);
+	return BC_OK;
+}
+
+static int
+opt_io_timeout(struct opts *o, const char *a, char *err)
+{
+	return int_arg("--io-timeout", a, 1, 86400, &o->sc->io_timeout_sec,
+	    err);
+}
+
+static int
+opt_job_timeout(struct opts *o, const char *a, char *err)
+{
+	return int_arg("--job-timeout", a, 1, 86400, &o->sc->job_timeout_sec,
+	    err);
+}
+
+static int
+opt_request_timeout(struct opts *o, const char *a, char *err)
+{
+	return int_arg("--request-timeout", a, 1, 86400,
+	    &o->sc->request_timeout_sec, err);
+}
+
+static int
+opt_grace(struct opts *o, const char *a, char *err)
+{
+	return int_arg("--shutdown-grace", a, 0, 86400, &o->sc->grace_sec,
+	    err);
+}
+
+static const struct option_def options[] = {
+	{ "--daemon", NULL, opt_daemon,
+	  "fork into the background (writes --pid-file after forking)" },
+	{ "--no-detach", NULL, opt_nodetach,
+	  "stay in the foreground (default; for launchd/systemd)" },
+	{ "--inetd", NULL, opt_inetd,
+	  "serve one connection on stdin/stdout (ssh, inetd), then exit" },
+	{ "--listen", "ADDR", opt_listen,
+	  "listen on this IPv4/IPv6 address (repeatable; default all)" },
+	{ "--port", "N", opt_port, "job port (default 3632)" },
+	{ "--allow", "CIDR", opt_allow,
+	  "allow clients from ADDR[/BITS] (repeatable; default loopback)" },
+	{ "--jobs", "N", opt_jobs,
+	  "concurrent compiles, 1..1024 (default: number of CPUs)" },
+	{ "--queue", "N", opt_queue,
+	  "connections that may wait for a slot (default 4 x jobs)" },
+	{ "--stats-port", "N", opt_stats_port,
+	  "HTTP stats port (default 3633; 0 disables)" },
+	{ "--log-file", "FILE", opt_log_file, "append log lines to FILE" },
+	{ "--log-stderr", NULL, opt_log_stderr, "log to stderr" },
+	{ "--log-level", "LEVEL", opt_log_level,
+	  "error, warn, info (default) or debug" },
+	{ "--pid-file", "FILE", opt_pid_file, "write the daemon's pid here" },
+	{ "--allow-compiler", "NAME|PATH", opt_allow_compiler,
+	  "also allow this compiler name or absolute path (repeatable)" },
+	{ "--io-timeout", "SEC", opt_io_timeout,
+	  "limit for one blocking read or write (default 60)" },
+	{ "--job-timeout", "SEC", opt_job_timeout,
+	  "limit for a whole job incl. compile (default 600)" },
+	{ "--request-timeout", "SEC", opt_request_timeout,
+	  "limit for receiving a whole request (default 120)" },
+	{ "--shutdown-grace", "SEC", opt_grace,
+	  "on SIGTERM wait this long for running jobs (default 30)" },
+	{ "--version", NULL, opt_version, "print the version and exit" },
+	{ "--help", NULL, opt_help, "show this help and exit" },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+opt_help(struct opts *o, const char *a, char *err)
+{
+	int i;
+
+	printf("usage: boltccd [OPTION]...\n"
+	    "Compile server for boltcc and distcc clients (distcc protocols "
+	    "1 and 2, BOLT).\n\n");
+	for (i = 0; options[i].name != NULL; i++) {
+		char left[48];
+
+		snprintf(left, sizeof(left), "%s%s%s", options[i].name,
+		    options[i].argname != NULL ? " " : "",
+		    options[i].argname != NULL ? options[i].argname : "");
+		printf("  %-28s %s\n", left, options[i].help);
+	}
+	printf("\nEnvironment: DISTCCD_PATH (compiler search path, else PATH), "
+	    "TMPDIR.\nSee boltccd(8).\n");
+	exit(BC_EXIT_OK);
+}
+
+static int
+opt_version(struct opts *o, const char *a, char *err)
+{
+	printf("boltccd %s\n", PACKAGE_VERSION);
+	exit(BC_EXIT_OK);
+}
+
+static int
+parse_args(struct opts *o, int argc, char **argv, char *err)
+{
+	int i, k, r;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
+		size_t nl = eq != NULL && bc_str_has_prefix(a, "--") ?
+		    (size_t)(eq - a) : strlen(a);
+
+		for (k = 0; options[k].name != NULL; k++)
+			if (strlen(options[k].name) == nl &&
+			    strncmp(options[k].name, a, nl) == 0)
+				break;
+		if (options[k].name == NULL)
+			return bc_seterr(err, BC_ERR_INVAL,
+			    "unknown option '%s' (see --help)", a);
+		if (options[k].argname != NULL) {
+			if (nl < strlen(a))
+				val = a + nl + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return bc_seterr(err, BC_ERR_INVAL,
+				    "%s needs an argument %s", options[k].name,
+				    options[k].argname);
+		} else if (nl < strlen(a))
+			return bc_seterr(err, BC_ERR_INVAL,
+			    "%s takes no argument", options[k].name);
+		if ((r = options[k].fn(o, val, err)) != BC_OK)
+			return r;
+	}
+	return BC_OK;
+}
+
+static int
+write_pid_file(const char *path, char *err)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+
+	return bc_write_file_atomic(path, line, (size_t)n, 0644, err);
+}
+
+static int
+daemonize(char *err)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		return bc_seterr(err, BC_ERR_IO, "fork: %s", strerror(errno));
+	if (pid > 0)
+		_exit(0);
+	if (setsid() < 0)
+		return bc_seterr(err, BC_ERR_IO, "setsid: %s", strerror(errno));
+	if (chdir("/") != 0)
+		return bc_seterr(err, BC_ERR_IO, "chdir /: %s",
+		    strerror(errno));
+	if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+		(void)dup2(fd, 0);
+		(void)dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
+	}
+	return BC_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct bc_server_conf sc;
+	struct opts o;
+	char err[BC_ERRLEN];
+	const char *path;
+	int rc;
+
+	memset(&sc, 0, sizeof(sc));
+	memset(&o, 0, sizeof(o));
+	o.sc = &sc;
+	o.level = BC_LOG_INFO;
+	sc.mode = BC_MODE_FOREGROUND;
+	bc_strv_init(&sc.listen);
+	sc.port = 3632;
+	sc.stats_port = 3633;
+	bc_acl_init(&sc.acl);
+	sc.jobs = bc_ncpus();
+	if (sc.jobs > 1024)
+		sc.jobs = 1024;
+	sc.grace_sec = 30;
+	sc.io_timeout_sec = 60;
+	sc.job_timeout_sec = 600;
+	sc.request_timeout_sec = 120;
+	sc.argv0 = "/boltccd";
+	bc_policy_init(&sc.policy);
+	bc_log_init("boltccd", BC_LOG_INFO);
+
+	if (parse_args(&o, argc, argv, err) != BC_OK) {
+		fprintf(stderr, "boltccd: %s\n", err);
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if (!o.queue_set)
+		sc.queue = 4 * sc.jobs;
+	if (sc.stats_port != 0 && sc.stats_port == sc.port) {
+		fprintf(stderr, "boltccd: --stats-port must differ from "
+		    "--port\n");
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+
+	bc_log_set_level(o.level);
+	if (o.log_file != NULL && bc_log_open(o.log_file, err) != BC_OK) {
+		fprintf(stderr, "boltccd: --log-file: %s\n", err);
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if (o.log_file == NULL && !o.log_stderr && sc.mode != BC_MODE_FOREGROUND)
+		bc_log_silence();	/* stdout/stderr belong to the peer */
+
+	path = getenv("DISTCCD_PATH");
+	if (path == NULL || *path == '\0')
+		path = getenv("PATH");
+	bc_policy_set_path(&sc.policy, path);
+	(void)bc_policy_add_dir(&sc.policy, "/usr/lib/distcc");
+	(void)bc_policy_add_dir(&sc.policy, "/usr/local/lib/distcc");
+
+	if (sc.mode == BC_MODE_INETD) {
+		rc = bc_server_inetd(&sc);
+		goto out;
+	}
+	if (!o.allow_given) {
+		bc_acl_add_loopback(&sc.acl);
+		bc_info("no --allow given: serving loopback clients only "
+		    "(127.0.0.0/8, ::1)");
+	}
+	if (bc_server_bind(&sc, err) != BC_OK) {
+		bc_error("%s", err);
+		if (o.log_file != NULL || sc.mode == BC_MODE_DAEMON)
+			fprintf(stderr, "boltccd: %s\n", err);
+		rc = BC_EXIT_BIND_FAILED;
+		goto out;
+	}
+	if (sc.mode == BC_MODE_DAEMON) {
+		if (daemonize(err) != BC_OK) {
+			bc_error("%s", err);
+			rc = BC_EXIT_FAILURE;
+			goto out;
+		}
+		if (!o.log_stderr) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0) {
+				(void)dup2(fd, 2);
+				if (fd > 2)
+					close(fd);
+			}
+		}
+	}
+	if (sc.pid_file != NULL && write_pid_file(sc.pid_file, err) != BC_OK) {
+		bc_error("--pid-file: %s", err);
+		rc = BC_EXIT_FAILURE;
+		goto out;
+	}
+	rc = bc_server_run(&sc);
+	if (sc.pid_file != NULL)
+		(void)unlink(sc.pid_file);
+out:
+	bc_strv_free(&sc.listen);
+	bc_acl_free(&sc.acl);
+	bc_policy_free(&sc.policy);
+	free(sc.pid_file);
+	free(o.log_file);
+	return rc;
+}

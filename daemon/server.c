@@ -1,0 +1,794 @@
+/*
+ * server.c - listener, worker processes and the stats endpoint (see
+ * server.h).  One poll() loop; every fd it watches is non-blocking, and
+ * nothing in the loop waits on a peer.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/io.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "acl.h"
+#include "job.h"
+#include "server.h"
+#include "stats.h"
+
+#define MAX_LISTENERS	32
+#define MAX_STATS_CONNS	16
+#define STATS_TIMEOUT_MS 2000
+#define KILL_WAIT_MS	3000
+
+struct listener {
+	int fd;
+	int is_stats;
+	char label[80];
+};
+
+struct worker {
+	pid_t pid;
+	int in_slot;
+};
+
+struct stats_conn {
+	int fd;
+	char req[BC_MAX_HTTP_REQUEST];
+	size_t len;
+	struct bc_buf out;
+	size_t off;
+	int writing;
+	int64_t deadline;
+};
+
+static struct listener listeners[MAX_LISTENERS];
+static int nlisteners;
+
+static int srv_sig_wr = -1;
+static volatile sig_atomic_t sig_term, sig_int, sig_hup;
+
+static void
+srv_on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (sig == SIGTERM)
+		sig_term = 1;
+	else if (sig == SIGINT)
+		sig_int = 1;
+	else if (sig == SIGHUP)
+		sig_hup = 1;
+	if (srv_sig_wr >= 0)
+		(void)write(srv_sig_wr, &c, 1);
+	errno = saved;
+}
+
+static void
+set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return;
+	(void)fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+static void
+set_cloexec(int fd)
+{
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static int
+bind_one(const char *addr, int port, int is_stats, int optional, char *err)
+{
+	struct addrinfo hints, *ai = NULL;
+	char portstr[16];
+	int fd, one = 1, r;
+	const char *a = addr;
+	char host[128];
+
+	if (nlisteners >= MAX_LISTENERS)
+		return bc_seterr(err, BC_ERR_LIMIT, "too many --listen");
+	/* accept [v6] too */
+	if (addr[0] == '[') {
+		size_t n = strlen(addr);
+
+		if (n < 3 || addr[n - 1] != ']' || n - 2 >= sizeof(host))
+			return bc_seterr(err, BC_ERR_INVAL,
+			    "bad listen address '%s'", addr);
+		memcpy(host, addr + 1, n - 2);
+		host[n - 2] = '\0';
+		a = host;
+	}
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	if ((r = getaddrinfo(a, portstr, &hints, &ai)) != 0)
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "bad listen address '%s': %s", addr, gai_strerror(r));
+	fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	if (fd < 0) {
+		r = errno;
+		freeaddrinfo(ai);
+		if (optional) {
+			bc_warn("not listening on %s: %s", addr, strerror(r));
+			return BC_OK;
+		}
+		return bc_seterr(err, BC_ERR_IO, "socket for %s: %s", addr,
+		    strerror(r));
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+#ifdef IPV6_V6ONLY
+	if (ai->ai_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+#endif
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
+	    listen(fd, 1024) != 0) {
+		r = errno;
+		close(fd);
+		freeaddrinfo(ai);
+		if (optional && (r == EADDRNOTAVAIL || r == EAFNOSUPPORT)) {
+			bc_warn("not listening on %s: %s", addr, strerror(r));
+			return BC_OK;
+		}
+		return bc_seterr(err, BC_ERR_IO, "cannot listen on %s port %d: "
+		    "%s", addr, port, strerror(r));
+	}
+	freeaddrinfo(ai);
+	set_nonblock(fd, 1);
+	set_cloexec(fd);
+	listeners[nlisteners].fd = fd;
+	listeners[nlisteners].is_stats = is_stats;
+	snprintf(listeners[nlisteners].label,
+	    sizeof(listeners[nlisteners].label), "%s port %d", addr, port);
+	nlisteners++;
+	bc_info("listening on %s%s", listeners[nlisteners - 1].label,
+	    is_stats ? " (stats)" : "");
+	return BC_OK;
+}
+
+int
+bc_server_bind(const struct bc_server_conf *conf, char *err)
+{
+	static const char *const all[] = { "0.0.0.0", "::" };
+	int pass, r;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		int port = pass == 0 ? conf->port : conf->stats_port;
+
+		if (port == 0)
+			continue;
+		if (conf->listen.n == 0) {
+			for (i = 0; i < 2; i++)
+				if ((r = bind_one(all[i], port, pass, i == 1,
+				    err)) != BC_OK)
+					return r;
+		} else
+			for (i = 0; i < conf->listen.n; i++)
+				if ((r = bind_one(conf->listen.v[i], port,
+				    pass, 0, err)) != BC_OK)
+					return r;
+	}
+	if (nlisteners == 0)
+		return bc_seterr(err, BC_ERR_IO, "no listening socket");
+	return BC_OK;
+}
+
+static void
+close_listeners(void)
+{
+	int i;
+
+	for (i = 0; i < nlisteners; i++)
+		if (listeners[i].fd >= 0) {
+			close(listeners[i].fd);
+			listeners[i].fd = -1;
+		}
+}
+
+static void
+peer_label(const struct sockaddr *sa, socklen_t len, char *out, size_t outlen)
+{
+	char h[NI_MAXHOST], s[NI_MAXSERV];
+
+	if (getnameinfo(sa, len, h, sizeof(h), s, sizeof(s),
+	    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		snprintf(out, outlen, "?");
+	else if (sa->sa_family == AF_INET6)
+		snprintf(out, outlen, "[%s]:%s", h, s);
+	else
+		snprintf(out, outlen, "%s:%s", h, s);
+}
+
+/* Slot lock file: private, unlinked, shared by workers through the fd. */
+static int
+open_slot_file(char *err)
+{
+	const char *t = getenv("TMPDIR");
+	char *path;
+	int fd;
+
+	if (t == NULL || *t == '\0')
+		t = "/tmp";
+	path = xasprintf("%s/boltccd-slots-XXXXXX", t);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		int e = errno;
+
+		free(path);
+		return bc_seterr(err, BC_ERR_IO, "slot file in %s: %s", t,
+		    strerror(e));
+	}
+	(void)unlink(path);
+	free(path);
+	set_cloexec(fd);
+	return fd;
+}
+
+struct server {
+	const struct bc_server_conf *conf;
+	struct bc_job_conf jc;
+	struct bc_stats st;
+	struct worker *w;
+	int nw;
+	int sig_rd;
+	int ev_rd;
+	struct stats_conn sc[MAX_STATS_CONNS];
+	int stopping;		/* 0 run, 1 grace, 2 SIGTERM sent, 3 SIGKILL */
+	int64_t stop_deadline;
+	int64_t last_overload_log;
+	uint64_t overload_suppressed;
+	const char *tmpdir;
+};
+
+static void
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = srv_on_signal;
+	sa.sa_flags = SA_RESTART;
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGHUP, &sa, NULL);
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	(void)sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	(void)sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void
+worker_main(struct server *s, int fd, const char *peer)
+{
+	int i;
+
+	for (i = 0; i < nlisteners; i++)
+		if (listeners[i].fd >= 0)
+			close(listeners[i].fd);
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		if (s->sc[i].fd >= 0)
+			close(s->sc[i].fd);
+	close(s->sig_rd);
+	close(srv_sig_wr);
+	srv_sig_wr = -1;
+	close(s->ev_rd);
+	set_nonblock(fd, 0);
+	bc_job_serve(&s->jc, fd, fd, peer);
+	close(fd);
+	_exit(0);
+}
+
+static void
+accept_jobs(struct server *s, int lfd)
+{
+	int n;
+
+	for (n = 0; n < 64; n++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		char peer[NI_MAXHOST + NI_MAXSERV + 8];
+		int fd;
+		pid_t pid;
+
+		fd = accept(lfd, (struct sockaddr *)&ss, &sl);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
+				bc_warn("accept: %s", strerror(errno));
+			return;
+		}
+		peer_label((struct sockaddr *)&ss, sl, peer, sizeof(peer));
+		if (!bc_acl_match(&s->conf->acl, (struct sockaddr *)&ss, sl)) {
+			s->st.rej_acl++;
+			bc_warn("connection from %s denied by --allow", peer);
+			close(fd);
+			continue;
+		}
+		s->st.tcp_accept++;
+		if (s->nw >= s->conf->jobs + s->conf->queue) {
+			int64_t now = bc_now_ms();
+
+			s->st.rej_overload++;
+			if (now - s->last_overload_log >= 1000) {
+				bc_warn("busy: %d workers (jobs %d + queue %d); "
+				    "refused %s (+%llu more since last "
+				    "message)", s->nw, s->conf->jobs,
+				    s->conf->queue, peer,
+				    (unsigned long long)s->overload_suppressed);
+				s->last_overload_log = now;
+				s->overload_suppressed = 0;
+			} else
+				s->overload_suppressed++;
+			close(fd);
+			continue;
+		}
+		pid = fork();
+		if (pid < 0) {
+			bc_error("fork: %s", strerror(errno));
+			s->st.other++;
+			close(fd);
+			continue;
+		}
+		if (pid == 0)
+			worker_main(s, fd, peer);
+		close(fd);
+		s->w[s->nw].pid = pid;
+		s->w[s->nw].in_slot = 0;
+		s->nw++;
+		s->st.workers = s->nw;
+		bc_debug("worker %ld for %s", (long)pid, peer);
+	}
+}
+
+static struct worker *
+find_worker(struct server *s, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < s->nw; i++)
+		if (s->w[i].pid == pid)
+			return &s->w[i];
+	return NULL;
+}
+
+static void
+recount_running(struct server *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nw; i++)
+		n += s->w[i].in_slot;
+	s->st.running = n;
+	s->st.workers = s->nw;
+}
+
+static void
+drain_events(struct server *s)
+{
+	struct bc_job_event ev;
+	ssize_t r;
+
+	while ((r = read(s->ev_rd, &ev, sizeof(ev))) == (ssize_t)sizeof(ev)) {
+		struct worker *w = find_worker(s, (pid_t)ev.pid);
+
+		if (w != NULL && ev.kind == BC_EV_SLOT_START)
+			w->in_slot = 1;
+		else if (w != NULL && (ev.kind == BC_EV_SLOT_END ||
+		    ev.kind == BC_EV_DONE))
+			w->in_slot = 0;
+		bc_stats_event(&s->st, &ev, bc_now_ms());
+	}
+	recount_running(s);
+}
+
+static void
+reap(struct server *s)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		int i;
+
+		for (i = 0; i < s->nw; i++)
+			if (s->w[i].pid == pid) {
+				s->w[i] = s->w[s->nw - 1];
+				s->nw--;
+				break;
+			}
+		if (WIFSIGNALED(st))
+			bc_warn("worker %ld killed by signal %d", (long)pid,
+			    WTERMSIG(st));
+	}
+	recount_running(s);
+}
+
+static void
+stats_close(struct stats_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	bc_buf_free(&c->out);
+	c->len = 0;
+	c->off = 0;
+	c->writing = 0;
+}
+
+static void
+accept_stats(struct server *s, int lfd)
+{
+	int n;
+
+	for (n = 0; n < 16; n++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		char peer[NI_MAXHOST + NI_MAXSERV + 8];
+		int fd, i;
+
+		fd = accept(lfd, (struct sockaddr *)&ss, &sl);
+		if (fd < 0)
+			return;
+		if (!bc_acl_match(&s->conf->acl, (struct sockaddr *)&ss, sl)) {
+			peer_label((struct sockaddr *)&ss, sl, peer,
+			    sizeof(peer));
+			bc_warn("stats connection from %s denied by --allow",
+			    peer);
+			close(fd);
+			continue;
+		}
+		for (i = 0; i < MAX_STATS_CONNS && s->sc[i].fd >= 0; i++)
+			;
+		if (i == MAX_STATS_CONNS) {
+			close(fd);
+			continue;
+		}
+		set_nonblock(fd, 1);
+		set_cloexec(fd);
+		s->sc[i].fd = fd;
+		s->sc[i].len = 0;
+		s->sc[i].off = 0;
+		s->sc[i].writing = 0;
+		bc_buf_init(&s->sc[i].out, 256 * 1024);
+		s->sc[i].deadline = bc_now_ms() + STATS_TIMEOUT_MS;
+	}
+}
+
+static int
+request_complete(const struct stats_conn *c)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < c->len; i++) {
+		if (c->req[i] == '\n' && c->req[i + 1] == '\n')
+			return 1;
+		if (c->req[i] == '\n' && c->req[i + 1] == '\r' &&
+		    i + 2 < c->len && c->req[i + 2] == '\n')
+			return 1;
+	}
+	return c->len == sizeof(c->req);
+}
+
+static void
+stats_respond(struct server *s, struct stats_conn *c)
+{
+	struct bc_stats_sys sys;
+	int64_t now = bc_now_ms();
+
+	bc_stats_sample_sys(&sys, &s->st, s->tmpdir);
+	if (bc_stats_http_response(&s->st, &sys, s->conf->argv0,
+	    PACKAGE_VERSION, c->req, c->len, now, &c->out) != BC_OK) {
+		stats_close(c);
+		return;
+	}
+	c->writing = 1;
+	c->deadline = now + STATS_TIMEOUT_MS;
+}
+
+static void
+stats_io(struct server *s, struct stats_conn *c, short revents)
+{
+	if (!c->writing && (revents & (POLLIN | POLLHUP | POLLERR))) {
+		ssize_t r = read(c->fd, c->req + c->len,
+		    sizeof(c->req) - c->len);
+
+		if (r > 0)
+			c->len += (size_t)r;
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR) ||
+		    request_complete(c))
+			stats_respond(s, c);
+	}
+	if (c->fd >= 0 && c->writing) {
+		size_t left = bc_buf_len(&c->out) - c->off;
+		ssize_t w = write(c->fd, bc_buf_data(&c->out) + c->off, left);
+
+		if (w > 0)
+			c->off += (size_t)w;
+		if ((w < 0 && errno != EAGAIN && errno != EINTR) ||
+		    c->off == bc_buf_len(&c->out))
+			stats_close(c);
+	}
+}
+
+static void
+begin_stop(struct server *s, const char *why)
+{
+	int i;
+
+	if (s->stopping)
+		return;
+	s->stopping = 1;
+	s->stop_deadline = bc_now_ms() + (int64_t)s->conf->grace_sec * 1000;
+	close_listeners();
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		stats_close(&s->sc[i]);
+	bc_info("%s: no longer accepting; waiting up to %d s for %d "
+	    "worker(s)", why, s->conf->grace_sec, s->nw);
+}
+
+static void
+signal_workers(struct server *s, int sig)
+{
+	int i;
+
+	for (i = 0; i < s->nw; i++)
+		(void)kill(s->w[i].pid, sig);
+}
+
+static void
+handle_signals(struct server *s)
+{
+	char tmp[64];
+
+	while (read(s->sig_rd, tmp, sizeof(tmp)) > 0)
+		;
+	if (sig_hup) {
+		char e[BC_ERRLEN];
+
+		sig_hup = 0;
+		if (bc_log_reopen(e) != BC_OK)
+			bc_error("SIGHUP: %s", e);
+		else
+			bc_info("SIGHUP: log reopened");
+	}
+	if (sig_term || sig_int) {
+		int again = s->stopping != 0;
+
+		begin_stop(s, sig_term ? "SIGTERM" : "SIGINT");
+		if (again && s->stopping == 1 && (sig_int || sig_term) &&
+		    s->nw > 0) {
+			/* second signal: do not wait for the grace period */
+			bc_info("second signal: stopping workers now");
+			s->stop_deadline = bc_now_ms();
+		}
+		sig_term = sig_int = 0;
+	}
+}
+
+static void
+advance_stop(struct server *s, int64_t now)
+{
+	if (!s->stopping || s->nw == 0 || now < s->stop_deadline)
+		return;
+	if (s->stopping == 1) {
+		bc_warn("grace period over: stopping %d worker(s)", s->nw);
+		signal_workers(s, SIGTERM);
+		s->stopping = 2;
+		s->stop_deadline = now + KILL_WAIT_MS;
+	} else if (s->stopping == 2) {
+		bc_warn("killing %d worker(s)", s->nw);
+		signal_workers(s, SIGKILL);
+		s->stopping = 3;
+		s->stop_deadline = now + KILL_WAIT_MS;
+	}
+}
+
+int
+bc_server_run(const struct bc_server_conf *conf)
+{
+	struct server s;
+	struct pollfd *pfd;
+	int *pidx, sp[2], ep[2], i, maxfds;
+	char err[BC_ERRLEN];
+	int64_t last_tick;
+
+	memset(&s, 0, sizeof(s));
+	s.conf = conf;
+	s.tmpdir = getenv("TMPDIR");
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		s.sc[i].fd = -1;
+	if (pipe(sp) != 0 || pipe(ep) != 0) {
+		bc_error("pipe: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		set_nonblock(sp[i], 1);
+		set_cloexec(sp[i]);
+		set_nonblock(ep[i], 1);
+		set_cloexec(ep[i]);
+	}
+	s.sig_rd = sp[0];
+	srv_sig_wr = sp[1];
+	s.ev_rd = ep[0];
+	install_signals();
+
+	memset(&s.jc, 0, sizeof(s.jc));
+	s.jc.policy = &conf->policy;
+	s.jc.jobs = conf->jobs;
+	s.jc.event_fd = ep[1];
+	s.jc.io_timeout_ms = conf->io_timeout_sec * 1000;
+	s.jc.request_timeout_ms = conf->request_timeout_sec * 1000;
+	s.jc.job_timeout_ms = conf->job_timeout_sec * 1000;
+	s.jc.version = PACKAGE_VERSION;
+	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
+		bc_error("%s", err);
+		return 1;
+	}
+	s.w = xcalloc((size_t)(conf->jobs + conf->queue) + 1, sizeof(*s.w));
+	bc_stats_init(&s.st, conf->jobs, conf->queue, bc_now_ms());
+	last_tick = bc_now_ms();
+
+	maxfds = 2 + nlisteners + MAX_STATS_CONNS;
+	pfd = xcalloc((size_t)maxfds, sizeof(*pfd));
+	pidx = xcalloc((size_t)maxfds, sizeof(*pidx));
+	bc_info("boltccd %s: %d compile slots, queue %d, %s", PACKAGE_VERSION,
+	    conf->jobs, conf->queue, conf->stats_port ? "stats on" :
+	    "stats off");
+
+	while (!s.stopping || s.nw > 0) {
+		int n = 0, timeout = 1000, k;
+		int64_t now = bc_now_ms();
+
+		pfd[n].fd = s.sig_rd;
+		pfd[n].events = POLLIN;
+		pidx[n++] = -1;
+		pfd[n].fd = s.ev_rd;
+		pfd[n].events = POLLIN;
+		pidx[n++] = -2;
+		for (i = 0; i < nlisteners; i++)
+			if (listeners[i].fd >= 0) {
+				pfd[n].fd = listeners[i].fd;
+				pfd[n].events = POLLIN;
+				pidx[n++] = i;
+			}
+		for (i = 0; i < MAX_STATS_CONNS; i++) {
+			struct stats_conn *c = &s.sc[i];
+
+			if (c->fd < 0)
+				continue;
+			if (now >= c->deadline) {
+				if (c->writing)
+					stats_close(c);
+				else
+					stats_respond(&s, c);
+				if (c->fd < 0)
+					continue;
+			}
+			pfd[n].fd = c->fd;
+			pfd[n].events = c->writing ? POLLOUT : POLLIN;
+			pidx[n++] = 1000 + i;
+			if (c->deadline - now < timeout)
+				timeout = (int)(c->deadline - now) + 1;
+		}
+		if (s.stopping && s.stop_deadline - now < timeout)
+			timeout = s.stop_deadline > now ?
+			    (int)(s.stop_deadline - now) : 0;
+		for (k = 0; k < n; k++)
+			pfd[k].revents = 0;
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			bc_error("poll: %s", strerror(errno));
+			break;
+		}
+		drain_events(&s);
+		reap(&s);
+		for (k = 0; k < n; k++) {
+			if (pfd[k].revents == 0)
+				continue;
+			if (pidx[k] == -1)
+				handle_signals(&s);
+			else if (pidx[k] >= 0 && pidx[k] < 1000) {
+				if (s.stopping)
+					continue;	/* closed meanwhile */
+				if (listeners[pidx[k]].is_stats)
+					accept_stats(&s, pfd[k].fd);
+				else
+					accept_jobs(&s, pfd[k].fd);
+			} else if (pidx[k] >= 1000 && s.sc[pidx[k] - 1000].fd >= 0)
+				stats_io(&s, &s.sc[pidx[k] - 1000],
+				    pfd[k].revents);
+		}
+		now = bc_now_ms();
+		if (now - last_tick >= 1000) {
+			bc_stats_tick(&s.st, now);
+			last_tick = now;
+		}
+		advance_stop(&s, now);
+	}
+	bc_info("exiting: %llu jobs accepted, %llu ok, %llu failed",
+	    (unsigned long long)s.st.tcp_accept,
+	    (unsigned long long)s.st.compile_ok,
+	    (unsigned long long)s.st.compile_error);
+	close_listeners();
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		stats_close(&s.sc[i]);
+	close(s.jc.slot_fd);
+	close(sp[0]);
+	close(sp[1]);
+	srv_sig_wr = -1;
+	close(ep[0]);
+	close(ep[1]);
+	free(s.w);
+	free(pfd);
+	free(pidx);
+	return 0;
+}
+
+int
+bc_server_inetd(const struct bc_server_conf *conf)
+{
+	struct bc_job_conf jc;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char peer[NI_MAXHOST + NI_MAXSERV + 8];
+	const char *t = getenv("TMPDIR");
+	char *slotpath;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	(void)sigaction(SIGPIPE, &sa, NULL);
+	if (getpeername(0, (struct sockaddr *)&ss, &sl) == 0 &&
+	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6))
+		peer_label((struct sockaddr *)&ss, sl, peer, sizeof(peer));
+	else
+		snprintf(peer, sizeof(peer), "inetd");
+	memset(&jc, 0, sizeof(jc));
+	jc.policy = &conf->policy;
+	jc.jobs = conf->jobs;
+	jc.event_fd = -1;
+	jc.io_timeout_ms = conf->io_timeout_sec * 1000;
+	jc.request_timeout_ms = conf->request_timeout_sec * 1000;
+	jc.job_timeout_ms = conf->job_timeout_sec * 1000;
+	jc.version = PACKAGE_VERSION;
+	/* inetd instances share slots through a per-user lock file */
+	if (t == NULL || *t == '\0')
+		t = "/tmp";
+	slotpath = xasprintf("%s/boltccd-slots-%ld", t, (long)getuid());
+	jc.slot_fd = open(slotpath, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+	if (jc.slot_fd < 0)
+		bc_warn("no slot file %s (%s): compile slots not enforced",
+		    slotpath, strerror(errno));
+	else
+		set_cloexec(jc.slot_fd);
+	free(slotpath);
+	bc_job_serve(&jc, 0, 1, peer);
+	if (jc.slot_fd >= 0)
+		close(jc.slot_fd);
+	return 0;
+}

@@ -1,1 +1,51 @@
-/* placeholder */
+/*
+ * server.h - the daemon's listener: one poll() loop over the job and
+ * stats sockets, a self-pipe for signals and the workers' event pipe.
+ *
+ * The parent never parses job data: it accepts, checks --allow, and
+ * forks a worker per connection (job.c) while running + queued workers
+ * stay below jobs + queue; beyond that the connection is closed and
+ * counted as dcc_rej_overload.  Compile slots are fcntl locks on a
+ * private file the workers share, so a crashed worker frees its slot.
+ * The only peer bytes the parent reads are bounded stats requests.
+ */
+#ifndef BC_SERVER_H
+#define BC_SERVER_H
+
+#include "common/util.h"
+#include "acl.h"
+#include "job.h"
+#include "policy.h"
+
+enum bc_run_mode {
+	BC_MODE_FOREGROUND = 0,	/* default; --no-detach */
+	BC_MODE_DAEMON,		/* --daemon: fork into the background */
+	BC_MODE_INETD,		/* --inetd: one connection on fd 0/1 */
+};
+
+struct bc_server_conf {
+	enum bc_run_mode mode;
+	struct bc_strv listen;	/* addresses; empty = all (0.0.0.0 and ::) */
+	int port;
+	int stats_port;		/* 0 = off */
+	struct bc_acl acl;
+	int jobs;
+	int queue;
+	char *pid_file;
+	int grace_sec;		/* SIGTERM: wait this long for workers */
+	struct bc_policy policy;
+	int io_timeout_sec;
+	int job_timeout_sec;
+	int request_timeout_sec;
+	const char *argv0;	/* shown on the stats page */
+};
+
+/* Bind every listener (job and stats); BC_OK or BC_ERR_IO with message.
+ * Separate from run so bind errors reach the terminal before --daemon. */
+int bc_server_bind(const struct bc_server_conf *conf, char *err);
+/* Run the loop until SIGTERM/SIGINT; returns the process exit code. */
+int bc_server_run(const struct bc_server_conf *conf);
+/* --inetd: serve fd 0/1 once; returns the process exit code. */
+int bc_server_inetd(const struct bc_server_conf *conf);
+
+#endif

@@ -1,0 +1,420 @@
+/*
+ * stats.c - counters and the stats page (see stats.h).
+ *
+ * The text page reproduces distccd 3.4's field names, order and LF line
+ * endings (spec/vectors/stats-page.txt) so existing scrapers keep working;
+ * JSON and Prometheus forms carry the same counters plus boltccd's own.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "stats.h"
+
+void
+bc_stats_init(struct bc_stats *st, int jobs, int queue, int64_t now_ms)
+{
+	memset(st, 0, sizeof(*st));
+	st->max_kids = jobs;
+	st->queue = queue;
+	st->start_ms = now_ms;
+	st->last_tick_ms = now_ms;
+	st->ring_sec = now_ms / 1000;
+}
+
+static void
+copy_field(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = strnlen(src, dstlen - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Advance the ring to the second `sec`, zeroing seconds skipped. */
+static void
+ring_advance(struct bc_stats *st, int64_t sec)
+{
+	int64_t s;
+
+	if (sec <= st->ring_sec)
+		return;
+	if (sec - st->ring_sec >= BC_STATS_WINDOW)
+		memset(st->done_ring, 0, sizeof(st->done_ring));
+	else
+		for (s = st->ring_sec + 1; s <= sec; s++)
+			st->done_ring[s % BC_STATS_WINDOW] = 0;
+	st->ring_sec = sec;
+}
+
+void
+bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
+    int64_t now_ms)
+{
+	char file[sizeof(ev->file)], comp[sizeof(ev->compiler)];
+
+	if (ev->kind != BC_EV_DONE)
+		return;
+	copy_field(file, sizeof(file), ev->file);
+	copy_field(comp, sizeof(comp), ev->compiler);
+	switch (ev->outcome) {
+	case BC_OUT_OK:
+		st->compile_ok++;
+		if (ev->ms > st->longest_ms || st->longest_file[0] == '\0') {
+			st->longest_ms = ev->ms;
+			copy_field(st->longest_file, sizeof(st->longest_file),
+			    file);
+			copy_field(st->longest_compiler,
+			    sizeof(st->longest_compiler), comp);
+		}
+		break;
+	case BC_OUT_COMPILE_ERROR: st->compile_error++; break;
+	case BC_OUT_TIMEOUT: st->compile_timeout++; break;
+	case BC_OUT_DISCONNECT: st->cli_disconnect++; break;
+	case BC_OUT_BAD_REQ: st->rej_bad_req++; break;
+	case BC_OUT_HELLO: st->hello++; return;
+	default: st->other++; break;
+	}
+	if (ev->rss_kb > st->max_rss_kb) {
+		st->max_rss_kb = ev->rss_kb;
+		copy_field(st->max_rss_name, sizeof(st->max_rss_name), comp);
+	}
+	if (ev->outcome == BC_OUT_OK || ev->outcome == BC_OUT_COMPILE_ERROR ||
+	    ev->outcome == BC_OUT_TIMEOUT) {
+		int64_t sec = now_ms / 1000;
+
+		ring_advance(st, sec);
+		if (sec >= st->ring_sec - BC_STATS_WINDOW + 1)
+			st->done_ring[sec % BC_STATS_WINDOW]++;
+	}
+}
+
+void
+bc_stats_tick(struct bc_stats *st, int64_t now_ms)
+{
+	static const double period_s[3] = { 60.0, 300.0, 900.0 };
+	double dt = (double)(now_ms - st->last_tick_ms) / 1000.0;
+	int i;
+
+	if (dt <= 0)
+		return;
+	for (i = 0; i < 3; i++) {
+		/* linear approximation of exp decay; exact enough at 1 s */
+		double a = dt / period_s[i];
+
+		if (a > 1.0)
+			a = 1.0;
+		st->avg_kids[i] += a * ((double)st->running - st->avg_kids[i]);
+	}
+	st->last_tick_ms = now_ms;
+	ring_advance(st, now_ms / 1000);
+}
+
+uint64_t
+bc_stats_recent(const struct bc_stats *st, int secs, int64_t now_ms)
+{
+	int64_t now_s = now_ms / 1000, s;
+	uint64_t sum = 0;
+
+	if (secs > BC_STATS_WINDOW)
+		secs = BC_STATS_WINDOW;
+	for (s = now_s - secs + 1; s <= now_s; s++) {
+		if (s > st->ring_sec || s <= st->ring_sec - BC_STATS_WINDOW)
+			continue;
+		sum += st->done_ring[((s % BC_STATS_WINDOW) + BC_STATS_WINDOW) %
+		    BC_STATS_WINDOW];
+	}
+	return sum;
+}
+
+void
+bc_stats_sample_sys(struct bc_stats_sys *sys, const struct bc_stats *st,
+    const char *tmpdir)
+{
+	struct statvfs vfs;
+	FILE *f;
+
+	memset(sys, 0, sizeof(*sys));
+	if (getloadavg(sys->load, 3) != 3)
+		sys->load[0] = sys->load[1] = sys->load[2] = -1;
+	sys->current_load = st->running;
+	/* Linux: runnable entities are the numerator of field 4. */
+	if ((f = fopen("/proc/loadavg", "r")) != NULL) {
+		char line[128];
+
+		if (fgets(line, sizeof(line), f) != NULL) {
+			const char *p = line;
+			int fields = 0;
+
+			while (*p != '\0' && fields < 3) {
+				if (*p == ' ')
+					fields++;
+				p++;
+			}
+			if (fields == 3) {
+				char *end;
+				long v = strtol(p, &end, 10);
+
+				if (end != p && *end == '/')
+					sys->current_load = v;
+			}
+		}
+		fclose(f);
+	}
+	sys->procstate_d = 0;
+	if (tmpdir == NULL || *tmpdir == '\0')
+		tmpdir = "/tmp";
+	if (statvfs(tmpdir, &vfs) == 0)
+		sys->free_mb = (long long)((unsigned long long)vfs.f_bavail *
+		    (unsigned long long)vfs.f_frsize / (1024ULL * 1024ULL));
+	else
+		sys->free_mb = -1;
+}
+
+int
+bc_stats_render_text(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, const char *argv0, int64_t now_ms,
+    struct bc_buf *out)
+{
+	int r = bc_buf_putf(out,
+	    "argv %s\n"
+	    "<distccstats>\n"
+	    "dcc_tcp_accept %llu\n"
+	    "dcc_rej_bad_req %llu\n"
+	    "dcc_rej_overload %llu\n"
+	    "dcc_compile_ok %llu\n"
+	    "dcc_compile_error %llu\n"
+	    "dcc_compile_timeout %llu\n"
+	    "dcc_cli_disconnect %llu\n"
+	    "dcc_other %llu\n"
+	    "dcc_longest_job %s\n"
+	    "dcc_longest_job_compiler %s\n"
+	    "dcc_longest_job_time_msecs %lld\n"
+	    "dcc_max_kids %d\n"
+	    "dcc_avg_kids1 %d\n"
+	    "dcc_avg_kids2 %d\n"
+	    "dcc_avg_kids3 %d\n"
+	    "dcc_current_load %ld\n"
+	    "dcc_load1 %.2f\n"
+	    "dcc_load2 %.2f\n"
+	    "dcc_load3 %.2f\n"
+	    "dcc_num_compiles1 %llu\n"
+	    "dcc_num_compiles2 %llu\n"
+	    "dcc_num_compiles3 %llu\n"
+	    "dcc_num_procstate_D %ld\n"
+	    "dcc_max_RSS %lld\n"
+	    "dcc_max_RSS_name (%s)\n"
+	    "dcc_io_rate -1\n"
+	    "dcc_free_space %lld MB\n"
+	    "</distccstats>\n",
+	    argv0,
+	    (unsigned long long)st->tcp_accept,
+	    (unsigned long long)st->rej_bad_req,
+	    (unsigned long long)st->rej_overload,
+	    (unsigned long long)st->compile_ok,
+	    (unsigned long long)st->compile_error,
+	    (unsigned long long)st->compile_timeout,
+	    (unsigned long long)st->cli_disconnect,
+	    (unsigned long long)st->other,
+	    st->longest_file, st->longest_compiler,
+	    (long long)st->longest_ms,
+	    st->max_kids,
+	    (int)st->avg_kids[0], (int)st->avg_kids[1], (int)st->avg_kids[2],
+	    sys->current_load,
+	    sys->load[0], sys->load[1], sys->load[2],
+	    (unsigned long long)bc_stats_recent(st, 60, now_ms),
+	    (unsigned long long)bc_stats_recent(st, 300, now_ms),
+	    (unsigned long long)bc_stats_recent(st, 900, now_ms),
+	    sys->procstate_d,
+	    (long long)st->max_rss_kb, st->max_rss_name,
+	    sys->free_mb);
+
+	return r;
+}
+
+/* JSON string body: our fields are escaped already, but be strict. */
+static int
+put_json_str(struct bc_buf *out, const char *s)
+{
+	int r = bc_buf_put_u8(out, '"');
+
+	for (; r == BC_OK && *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			r = bc_buf_putf(out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			r = bc_buf_putf(out, "\\u%04x", c);
+		else
+			r = bc_buf_put_u8(out, c);
+	}
+	if (r == BC_OK)
+		r = bc_buf_put_u8(out, '"');
+	return r;
+}
+
+int
+bc_stats_render_json(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, const char *version, int64_t now_ms,
+    struct bc_buf *out)
+{
+	int r;
+
+	r = bc_buf_putf(out, "{\"version\":");
+	if (r == BC_OK)
+		r = put_json_str(out, version);
+	if (r == BC_OK)
+		r = bc_buf_putf(out,
+		    ",\"jobs\":%d,\"queue\":%d,\"running\":%d,\"queued\":%d,"
+		    "\"uptime_sec\":%lld,"
+		    "\"dcc_tcp_accept\":%llu,\"dcc_rej_bad_req\":%llu,"
+		    "\"dcc_rej_overload\":%llu,\"dcc_rej_acl\":%llu,"
+		    "\"dcc_compile_ok\":%llu,"
+		    "\"dcc_compile_error\":%llu,\"dcc_compile_timeout\":%llu,"
+		    "\"dcc_cli_disconnect\":%llu,\"dcc_other\":%llu,"
+		    "\"hello\":%llu,\"dcc_longest_job\":",
+		    st->max_kids, st->queue, st->running,
+		    st->workers > st->running ? st->workers - st->running : 0,
+		    (long long)((now_ms - st->start_ms) / 1000),
+		    (unsigned long long)st->tcp_accept,
+		    (unsigned long long)st->rej_bad_req,
+		    (unsigned long long)st->rej_overload,
+		    (unsigned long long)st->rej_acl,
+		    (unsigned long long)st->compile_ok,
+		    (unsigned long long)st->compile_error,
+		    (unsigned long long)st->compile_timeout,
+		    (unsigned long long)st->cli_disconnect,
+		    (unsigned long long)st->other,
+		    (unsigned long long)st->hello);
+	if (r == BC_OK)
+		r = put_json_str(out, st->longest_file);
+	if (r == BC_OK)
+		r = bc_buf_putf(out, ",\"dcc_longest_job_compiler\":");
+	if (r == BC_OK)
+		r = put_json_str(out, st->longest_compiler);
+	if (r == BC_OK)
+		r = bc_buf_putf(out,
+		    ",\"dcc_longest_job_time_msecs\":%lld,\"dcc_max_kids\":%d,"
+		    "\"dcc_avg_kids1\":%.2f,\"dcc_avg_kids2\":%.2f,"
+		    "\"dcc_avg_kids3\":%.2f,\"dcc_current_load\":%ld,"
+		    "\"dcc_load1\":%.2f,\"dcc_load2\":%.2f,\"dcc_load3\":%.2f,"
+		    "\"dcc_num_compiles1\":%llu,\"dcc_num_compiles2\":%llu,"
+		    "\"dcc_num_compiles3\":%llu,\"dcc_num_procstate_D\":%ld,"
+		    "\"dcc_max_RSS\":%lld,\"dcc_max_RSS_name\":",
+		    (long long)st->longest_ms, st->max_kids,
+		    st->avg_kids[0], st->avg_kids[1], st->avg_kids[2],
+		    sys->current_load, sys->load[0], sys->load[1], sys->load[2],
+		    (unsigned long long)bc_stats_recent(st, 60, now_ms),
+		    (unsigned long long)bc_stats_recent(st, 300, now_ms),
+		    (unsigned long long)bc_stats_recent(st, 900, now_ms),
+		    sys->procstate_d, (long long)st->max_rss_kb);
+	if (r == BC_OK)
+		r = put_json_str(out, st->max_rss_name);
+	if (r == BC_OK)
+		r = bc_buf_putf(out,
+		    ",\"dcc_io_rate\":-1,\"dcc_free_space_mb\":%lld}\n",
+		    sys->free_mb);
+	return r;
+}
+
+static int
+metric(struct bc_buf *out, const char *name, const char *type,
+    const char *help, double v)
+{
+	return bc_buf_putf(out, "# HELP boltccd_%s %s\n# TYPE boltccd_%s %s\n"
+	    "boltccd_%s %.17g\n", name, help, name, type, name, v);
+}
+
+int
+bc_stats_render_metrics(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, int64_t now_ms, struct bc_buf *out)
+{
+	int r = BC_OK;
+
+#define C(n, h, v) if (r == BC_OK) r = metric(out, n, "counter", h, (double)(v))
+#define G(n, h, v) if (r == BC_OK) r = metric(out, n, "gauge", h, (double)(v))
+	C("tcp_accept_total", "Accepted job connections.", st->tcp_accept);
+	C("rejected_acl_total", "Connections denied by --allow.", st->rej_acl);
+	C("rejected_bad_request_total", "Requests with protocol errors.",
+	    st->rej_bad_req);
+	C("rejected_overload_total", "Connections refused: queue full.",
+	    st->rej_overload);
+	C("compile_ok_total", "Compiles that exited 0.", st->compile_ok);
+	C("compile_error_total", "Compiles that failed.", st->compile_error);
+	C("compile_timeout_total", "Compiles killed at --job-timeout.",
+	    st->compile_timeout);
+	C("client_disconnect_total", "Jobs whose client went away.",
+	    st->cli_disconnect);
+	C("other_total", "Jobs refused by policy or failed otherwise.",
+	    st->other);
+	G("jobs", "Compile slots (--jobs).", st->max_kids);
+	G("queue", "Queued connections allowed beyond --jobs (--queue).",
+	    st->queue);
+	G("running", "Compiles running now.", st->running);
+	G("queued", "Connections waiting or being read now.",
+	    st->workers > st->running ? st->workers - st->running : 0);
+	G("longest_job_seconds", "Slowest successful job.",
+	    (double)st->longest_ms / 1000.0);
+	G("max_rss_kibibytes", "Largest compiler resident set seen.",
+	    st->max_rss_kb);
+	G("compiles_last_minute", "Jobs finished in the last 60 s.",
+	    bc_stats_recent(st, 60, now_ms));
+	G("load1", "1-minute load average.", sys->load[0]);
+	G("free_space_mebibytes", "Free space in TMPDIR.", sys->free_mb);
+	G("uptime_seconds", "Seconds since start.",
+	    (double)(now_ms - st->start_ms) / 1000.0);
+#undef C
+#undef G
+	return r;
+}
+
+/* The path of "GET <path> ..." if the request line is complete. */
+static void
+request_path(const char *req, size_t n, char *path, size_t pathlen)
+{
+	size_t i, k = 0;
+
+	path[0] = '\0';
+	if (n < 5 || memcmp(req, "GET ", 4) != 0)
+		return;
+	for (i = 4; i < n && req[i] != ' ' && req[i] != '\r' &&
+	    req[i] != '\n' && req[i] != '?'; i++) {
+		if (k + 1 >= pathlen)
+			return;
+		path[k++] = req[i];
+	}
+	path[k] = '\0';
+}
+
+int
+bc_stats_http_response(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, const char *argv0, const char *version,
+    const void *req, size_t reqlen, int64_t now_ms, struct bc_buf *out)
+{
+	char path[64];
+	int r;
+
+	request_path(req, reqlen, path, sizeof(path));
+	if (strcmp(path, "/stats.json") == 0) {
+		r = bc_buf_put_str(out, "HTTP/1.0 200 OK\nContent-Type: "
+		    "application/json\nConnection: close\n\n");
+		if (r == BC_OK)
+			r = bc_stats_render_json(st, sys, version, now_ms, out);
+	} else if (strcmp(path, "/metrics") == 0) {
+		r = bc_buf_put_str(out, "HTTP/1.0 200 OK\nContent-Type: "
+		    "text/plain; version=0.0.4\nConnection: close\n\n");
+		if (r == BC_OK)
+			r = bc_stats_render_metrics(st, sys, now_ms, out);
+	} else {
+		r = bc_buf_put_str(out, "HTTP/1.0 200 OK\nContent-Type: "
+		    "text/plain\nConnection: close\n\n");
+		if (r == BC_OK)
+			r = bc_stats_render_text(st, sys, argv0, now_ms, out);
+	}
+	return r;
+}

@@ -1,1 +1,113 @@
-/* placeholder */
+/*
+ * stats.h - job counters of the daemon and the stats HTTP endpoint.
+ *
+ * Workers send one fixed-size bc_job_event per state change over a pipe
+ * to the parent (records are smaller than PIPE_BUF, so each write is
+ * atomic); the parent folds them into struct bc_stats and serves them on
+ * the stats port as distccd's text page (GET / and anything else), as
+ * JSON (GET /stats.json) and as Prometheus text (GET /metrics).
+ */
+#ifndef BC_STATS_H
+#define BC_STATS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+
+enum bc_event_kind {
+	BC_EV_SLOT_START = 1,	/* worker took a compile slot */
+	BC_EV_SLOT_END = 2,	/* worker released its slot */
+	BC_EV_DONE = 3,		/* worker finished the connection */
+};
+
+enum bc_outcome {
+	BC_OUT_OK = 0,		/* compiler exited 0 */
+	BC_OUT_COMPILE_ERROR,	/* compiler exited non-zero or crashed */
+	BC_OUT_TIMEOUT,		/* --job-timeout expired */
+	BC_OUT_DISCONNECT,	/* client went away during the compile */
+	BC_OUT_BAD_REQ,		/* framing / protocol error */
+	BC_OUT_OTHER,		/* refused by policy, internal error... */
+	BC_OUT_HELLO,		/* BOLT hello, not a job */
+};
+
+struct bc_job_event {
+	int32_t kind;		/* enum bc_event_kind */
+	int32_t outcome;	/* enum bc_outcome (DONE only) */
+	int32_t pid;
+	int32_t pad;
+	int64_t ms;		/* whole job time (DONE) */
+	int64_t rss_kb;		/* compiler max RSS in KiB, 0 unknown */
+	char compiler[64];	/* NUL-terminated, already safe to print */
+	char file[128];		/* escaped source name */
+};
+
+#define BC_STATS_WINDOW 900	/* seconds of completion history (15 min) */
+
+struct bc_stats {
+	uint64_t tcp_accept;
+	uint64_t rej_acl;	/* extra: denied by --allow (JSON/metrics) */
+	uint64_t rej_bad_req;
+	uint64_t rej_overload;
+	uint64_t compile_ok;
+	uint64_t compile_error;
+	uint64_t compile_timeout;
+	uint64_t cli_disconnect;
+	uint64_t other;
+	uint64_t hello;
+	int64_t longest_ms;
+	char longest_file[128];
+	char longest_compiler[64];
+	int64_t max_rss_kb;
+	char max_rss_name[64];
+	int max_kids;		/* --jobs */
+	int queue;		/* --queue */
+	int running;		/* workers holding a slot (set by the server) */
+	int workers;		/* all worker processes */
+	double avg_kids[3];	/* 1, 5, 15 min moving averages of running */
+	int64_t last_tick_ms;
+	int64_t start_ms;
+	/* completions per second, ring indexed by (second % WINDOW) */
+	uint32_t done_ring[BC_STATS_WINDOW];
+	int64_t ring_sec;	/* newest second written into the ring */
+};
+
+/* Host values that the text page shows, sampled at request time. */
+struct bc_stats_sys {
+	double load[3];		/* getloadavg, -1 unknown */
+	long current_load;	/* runnable processes */
+	long procstate_d;
+	long long free_mb;	/* free space of TMPDIR, -1 unknown */
+};
+
+void bc_stats_init(struct bc_stats *st, int jobs, int queue, int64_t now_ms);
+/* Fold a worker event in. */
+void bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
+    int64_t now_ms);
+/* Update the moving averages; call about once a second. */
+void bc_stats_tick(struct bc_stats *st, int64_t now_ms);
+/* Jobs finished in the last `secs` seconds (secs <= BC_STATS_WINDOW). */
+uint64_t bc_stats_recent(const struct bc_stats *st, int secs, int64_t now_ms);
+/* Fill sys from the host (load average, free space of tmpdir). */
+void bc_stats_sample_sys(struct bc_stats_sys *sys, const struct bc_stats *st,
+    const char *tmpdir);
+
+/* Bodies (appended to out). argv0 is shown on distccd's "argv" line. */
+int bc_stats_render_text(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, const char *argv0, int64_t now_ms,
+    struct bc_buf *out);
+int bc_stats_render_json(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, const char *version, int64_t now_ms,
+    struct bc_buf *out);
+int bc_stats_render_metrics(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, int64_t now_ms, struct bc_buf *out);
+/*
+ * A whole HTTP/1.0 response for the request bytes req (possibly partial
+ * or empty: anything that is not a GET of /stats.json or /metrics gets
+ * the text page, as distccd does).
+ */
+int bc_stats_http_response(const struct bc_stats *st,
+    const struct bc_stats_sys *sys, const char *argv0, const char *version,
+    const void *req, size_t reqlen, int64_t now_ms, struct bc_buf *out);
+
+#endif

@@ -1,2 +1,873 @@
+/*
+ * test_daemon.c - unit tests of the daemon's pure decisions: --allow
+ * parsing and matching, the compiler allowlist and option refusals, the
+ * argv rewrite, and the stats page format (golden: spec vectors
+ * stats-page.txt).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
 #include <check.h>
-int main(void){return 0;}
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "daemon/acl.h"
+#include "daemon/job.h"
+#include "daemon/policy.h"
+#include "daemon/stats.h"
+
+/* ------------------------------------------------------------------ ACL */
+
+static int
+match4(const struct bc_acl *acl, const char *a)
+{
+	uint8_t b[4];
+
+	ck_assert_int_eq(inet_pton(AF_INET, a, b), 1);
+	return bc_acl_match_addr(acl, AF_INET, b);
+}
+
+static int
+match6(const struct bc_acl *acl, const char *a)
+{
+	uint8_t b[16];
+
+	ck_assert_int_eq(inet_pton(AF_INET6, a, b), 1);
+	return bc_acl_match_addr(acl, AF_INET6, b);
+}
+
+START_TEST(acl_parse_good)
+{
+	struct bc_acl_entry e;
+	char buf[64], err[BC_ERRLEN];
+
+	ck_assert_int_eq(bc_acl_parse("127.0.0.1", &e, err), BC_OK);
+	ck_assert_int_eq(e.family, AF_INET);
+	ck_assert_int_eq(e.bits, 32);
+	bc_acl_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "127.0.0.1/32");
+
+	ck_assert_int_eq(bc_acl_parse("192.168.1.77/24", &e, err), BC_OK);
+	bc_acl_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "192.168.1.0/24");
+
+	ck_assert_int_eq(bc_acl_parse("10.1.2.3/0", &e, err), BC_OK);
+	bc_acl_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0.0.0.0/0");
+
+	ck_assert_int_eq(bc_acl_parse("::1", &e, err), BC_OK);
+	ck_assert_int_eq(e.family, AF_INET6);
+	ck_assert_int_eq(e.bits, 128);
+
+	ck_assert_int_eq(bc_acl_parse("[fe80::1:2]/10", &e, err), BC_OK);
+	bc_acl_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "fe80::/10");
+
+	ck_assert_int_eq(bc_acl_parse("fd00:1234::/33", &e, err), BC_OK);
+	bc_acl_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "fd00:1234::/33");
+
+	/* mapped entries fold to IPv4 */
+	ck_assert_int_eq(bc_acl_parse("::ffff:10.0.0.0/104", &e, err), BC_OK);
+	ck_assert_int_eq(e.family, AF_INET);
+	bc_acl_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "10.0.0.0/8");
+}
+END_TEST
+
+START_TEST(acl_parse_bad)
+{
+	static const char *const bad[] = {
+		"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.4/33",
+		"1.2.3.4/", "1.2.3.4/x", "1.2.3.4/8x", "1.2.3.4/-1",
+		"::1/129", "::1/", "abc", "[::1", "::1]", "[1.2.3.4",
+		"1.2.3.4 /8", " 1.2.3.4", "1.2.3.4/8/8", "::g", "1:2:3",
+		"[]", "/8", "1.2.3.4/99999999999999999999", "localhost",
+		NULL
+	};
+	struct bc_acl_entry e;
+	char err[BC_ERRLEN];
+	int i;
+
+	for (i = 0; bad[i] != NULL; i++) {
+		err[0] = '\0';
+		ck_assert_msg(bc_acl_parse(bad[i], &e, err) == BC_ERR_INVAL,
+		    "accepted '%s'", bad[i]);
+		ck_assert_msg(err[0] != '\0', "no message for '%s'", bad[i]);
+	}
+}
+END_TEST
+
+START_TEST(acl_match)
+{
+	struct bc_acl acl;
+	struct sockaddr_in s4;
+	struct sockaddr_in6 s6;
+	char err[BC_ERRLEN];
+
+	bc_acl_init(&acl);
+	/* empty list allows nobody */
+	ck_assert_int_eq(match4(&acl, "127.0.0.1"), 0);
+	bc_acl_add_loopback(&acl);
+	ck_assert_int_eq(match4(&acl, "127.0.0.1"), 1);
+	ck_assert_int_eq(match4(&acl, "127.255.3.4"), 1);
+	ck_assert_int_eq(match4(&acl, "128.0.0.1"), 0);
+	ck_assert_int_eq(match4(&acl, "10.0.0.1"), 0);
+	ck_assert_int_eq(match6(&acl, "::1"), 1);
+	ck_assert_int_eq(match6(&acl, "::2"), 0);
+	/* v4-mapped peers are compared as IPv4 */
+	ck_assert_int_eq(match6(&acl, "::ffff:127.0.0.1"), 1);
+	ck_assert_int_eq(match6(&acl, "::ffff:10.0.0.1"), 0);
+
+	ck_assert_int_eq(bc_acl_add(&acl, "10.20.0.0/15", err), BC_OK);
+	ck_assert_int_eq(match4(&acl, "10.21.255.255"), 1);
+	ck_assert_int_eq(match4(&acl, "10.22.0.0"), 0);
+	ck_assert_int_eq(match4(&acl, "10.19.255.255"), 0);
+	ck_assert_int_eq(match6(&acl, "::ffff:10.20.1.1"), 1);
+	ck_assert_int_eq(bc_acl_add(&acl, "fd00::/8", err), BC_OK);
+	ck_assert_int_eq(match6(&acl, "fdff::1"), 1);
+	ck_assert_int_eq(match6(&acl, "fe00::1"), 0);
+	ck_assert_int_eq(bc_acl_add(&acl, "bogus", err), BC_ERR_INVAL);
+	ck_assert_int_eq(acl.n, 4);
+
+	memset(&s4, 0, sizeof(s4));
+	s4.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.9", &s4.sin_addr);
+	ck_assert_int_eq(bc_acl_match(&acl, (struct sockaddr *)&s4,
+	    sizeof(s4)), 1);
+	inet_pton(AF_INET, "192.0.2.1", &s4.sin_addr);
+	ck_assert_int_eq(bc_acl_match(&acl, (struct sockaddr *)&s4,
+	    sizeof(s4)), 0);
+	/* short length is refused, not read past */
+	ck_assert_int_eq(bc_acl_match(&acl, (struct sockaddr *)&s4, 2), 0);
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &s6.sin6_addr);
+	ck_assert_int_eq(bc_acl_match(&acl, (struct sockaddr *)&s6,
+	    sizeof(s6)), 1);
+	ck_assert_int_eq(bc_acl_match(&acl, NULL, 0), 0);
+	bc_acl_free(&acl);
+}
+END_TEST
+
+/* Deterministic mutations of good CIDRs: never crash, always a clean
+ * result, and an accepted mutant formats to something re-parseable. */
+START_TEST(acl_mutations)
+{
+	static const char *const gold[] = {
+		"192.168.10.0/24", "fe80::1:2:3/64", "[::ffff:1.2.3.4]/120",
+		NULL
+	};
+	int g;
+
+	for (g = 0; gold[g] != NULL; g++) {
+		size_t n = strlen(gold[g]), i, k;
+		char m[64], err[BC_ERRLEN], fmt[80];
+		struct bc_acl_entry e, e2;
+
+		for (i = 0; i < n; i++)
+			for (k = 0; k < 8; k++) {
+				memcpy(m, gold[g], n + 1);
+				m[i] = (char)(m[i] ^ (1 << k));
+				if (m[i] == '\0')
+					continue;
+				if (bc_acl_parse(m, &e, err) == BC_OK) {
+					bc_acl_format(&e, fmt, sizeof(fmt));
+					ck_assert_int_eq(bc_acl_parse(fmt, &e2,
+					    err), BC_OK);
+					ck_assert_int_eq(e2.bits, e.bits);
+				}
+			}
+		for (i = 0; i <= n; i++) {
+			memcpy(m, gold[g] + i, n - i + 1);	/* head cut */
+			(void)bc_acl_parse(m, &e, err);
+			memcpy(m, gold[g], n - i);		/* tail cut */
+			m[n - i] = '\0';
+			(void)bc_acl_parse(m, &e, err);
+		}
+	}
+}
+END_TEST
+
+/* --------------------------------------------------------------- policy */
+
+static const char *const good_names[] = {
+	"cc", "c++", "gcc", "g++", "clang", "clang++", "gcc-12", "g++-12",
+	"clang-14", "clang++-14", "gcc-12.2", "x86_64-linux-gnu-gcc",
+	"x86_64-linux-gnu-gcc-12", "x86_64-pc-linux-gnu-gcc-12",
+	"x86_64-linux-gnu-g++", "aarch64-apple-darwin23-clang",
+	"arm-none-eabi-gcc", "x86_64-pc-linux-gnu-clang++-17.1", NULL
+};
+
+static const char *const bad_names[] = {
+	"gcc;id", "sh", "tcc", "cc1", "bash", ".", "..", "", "-gcc",
+	"gcc-", "gcc-x", "gcc-1.2.3", "gcc-12345", "x-gcc", "x-y-gcc",
+	"a-b-c-d-e-gcc", "x86_64--linux-gcc", "-linux-gnu-gcc", "gcc 12",
+	"gcc\n", "gcc$(id)", "clang++x", "gccgo", "cpp", "ld", "python3",
+	"x86_64-linux-gnu-ld", "g++;", NULL
+};
+
+START_TEST(policy_builtin_names)
+{
+	int i;
+
+	for (i = 0; good_names[i] != NULL; i++)
+		ck_assert_msg(bc_policy_builtin_name(good_names[i]) == 1,
+		    "refused '%s'", good_names[i]);
+	for (i = 0; bad_names[i] != NULL; i++)
+		ck_assert_msg(bc_policy_builtin_name(bad_names[i]) == 0,
+		    "accepted '%s'", bad_names[i]);
+}
+END_TEST
+
+START_TEST(policy_check_name)
+{
+	struct bc_policy p;
+	const char *name;
+	char why[BC_ERRLEN], err[BC_ERRLEN];
+	static const char *const refused[] = {
+		"gcc;id", "/bin/sh", "../x", "/usr/local/bin/gcc", "sh",
+		"tcc", "cc1", "./gcc", "/usr/bin/../bin/gcc", "bin/gcc",
+		"/usr/bin/sh", "/usr/bin/", "/bin/tcc", "", "gcc/", NULL
+	};
+	int i;
+
+	bc_policy_init(&p);
+	for (i = 0; refused[i] != NULL; i++) {
+		why[0] = '\0';
+		ck_assert_msg(bc_policy_check_name(&p, refused[i], &name, why) ==
+		    BC_ERR_DENIED, "accepted '%s'", refused[i]);
+		ck_assert_ptr_null(name);
+		ck_assert(why[0] != '\0');
+	}
+	/* hostile bytes are escaped in the reason */
+	ck_assert_int_eq(bc_policy_check_name(&p, "gcc\n;x", &name, why),
+	    BC_ERR_DENIED);
+	ck_assert_ptr_null(strchr(why, '\n'));
+
+	ck_assert_int_eq(bc_policy_check_name(&p, "gcc", &name, why), BC_OK);
+	ck_assert_str_eq(name, "gcc");
+	ck_assert_int_eq(bc_policy_check_name(&p, "/usr/bin/gcc", &name, why),
+	    BC_OK);
+	ck_assert_str_eq(name, "gcc");
+	ck_assert_int_eq(bc_policy_check_name(&p, "/bin/gcc-12", &name, why),
+	    BC_OK);
+	ck_assert_str_eq(name, "gcc-12");
+	ck_assert_int_eq(bc_policy_check_name(&p, "/USR/BIN/gcc", &name, why),
+	    BC_OK);
+	ck_assert_int_eq(bc_policy_check_name(&p, "x86_64-linux-gnu-gcc",
+	    &name, why), BC_OK);
+
+	/* operator additions */
+	ck_assert_int_eq(bc_policy_allow(&p, "/usr/local/bin/gcc", err), BC_OK);
+	ck_assert_int_eq(bc_policy_allow(&p, "tcc", err), BC_OK);
+	ck_assert_int_eq(bc_policy_allow(&p, "gcc;id", err), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_policy_allow(&p, "../x", err), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_policy_allow(&p, "/usr/../bin/sh", err),
+	    BC_ERR_INVAL);
+	ck_assert_int_eq(bc_policy_allow(&p, "", err), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_policy_check_name(&p, "/usr/local/bin/gcc", &name,
+	    why), BC_OK);
+	ck_assert_str_eq(name, "/usr/local/bin/gcc");
+	ck_assert_int_eq(bc_policy_check_name(&p, "/usr/local/bin/gcc-12",
+	    &name, why), BC_ERR_DENIED);
+	ck_assert_int_eq(bc_policy_check_name(&p, "tcc", &name, why), BC_OK);
+	ck_assert_int_eq(bc_policy_check_name(&p, "/bin/tcc", &name, why),
+	    BC_OK);
+	ck_assert_int_eq(bc_policy_check_name(&p, "sh", &name, why),
+	    BC_ERR_DENIED);
+	bc_policy_free(&p);
+}
+END_TEST
+
+static void
+write_exe(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(body, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+START_TEST(policy_resolve)
+{
+	struct bc_policy p;
+	char *dir = NULL, *d1, *d2, *x, *path = NULL;
+	char why[BC_ERRLEN], err[BC_ERRLEN];
+
+	bc_log_silence();
+	ck_assert_int_eq(bc_mkdtemp("test_policy_", &dir, err), BC_OK);
+	d1 = xasprintf("%s/masq", dir);
+	d2 = xasprintf("%s/bin", dir);
+	ck_assert_int_eq(mkdir(d1, 0755), 0);
+	ck_assert_int_eq(mkdir(d2, 0755), 0);
+	/* masq/gcc -> ../bin/distcc: must be skipped, bin/gcc used */
+	x = xasprintf("%s/distcc", d2);
+	write_exe(x, "#!/bin/sh\n");
+	free(x);
+	x = xasprintf("%s/gcc", d1);
+	ck_assert_int_eq(symlink("../bin/distcc", x), 0);
+	free(x);
+	x = xasprintf("%s/gcc", d2);
+	write_exe(x, "#!/bin/sh\n");
+	free(x);
+	x = xasprintf("%s/mycc", d1);
+	ck_assert_int_eq(symlink("../bin/distcc", x), 0);
+	free(x);
+	x = xasprintf("%s/mycc", d2);
+	write_exe(x, "#!/bin/sh\n");
+	free(x);
+	x = xasprintf("%s/notexec", d2);
+	{
+		FILE *f = fopen(x, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+	}
+	free(x);
+
+	bc_policy_init(&p);
+	x = xasprintf("relative:%s:%s", d1, d2);
+	bc_policy_set_path(&p, x);
+	free(x);
+	ck_assert_int_eq(bc_policy_resolve(&p, "gcc", &path, why), BC_OK);
+	x = xasprintf("%s/gcc", d2);
+	ck_assert_str_eq(path, x);
+	free(x);
+	free(path);
+	ck_assert_int_eq(bc_policy_resolve(&p, "mycc", &path, why),
+	    BC_ERR_DENIED);
+	ck_assert_ptr_null(path);
+	/* masquerade dir entries become allowed names */
+	ck_assert_int_eq(bc_policy_add_dir(&p, d1), 2);
+	ck_assert_int_eq(bc_policy_add_dir(&p, "/nonexistent/dir"), 0);
+	ck_assert_int_eq(bc_policy_resolve(&p, "mycc", &path, why), BC_OK);
+	free(path);
+	ck_assert_int_eq(bc_policy_resolve(&p, "clang", &path, why),
+	    BC_ERR_COMPILER);
+	ck_assert_ptr_null(path);
+	x = xasprintf("%s/notexec", d2);
+	ck_assert_int_eq(bc_policy_allow(&p, x, err), BC_OK);
+	ck_assert_int_eq(bc_policy_resolve(&p, x, &path, why), BC_ERR_COMPILER);
+	free(x);
+	bc_policy_free(&p);
+	ck_assert_int_eq(bc_rmtree(dir), BC_OK);
+	free(d1);
+	free(d2);
+	free(dir);
+}
+END_TEST
+
+static int
+args_ok(const char *a1, const char *a2)
+{
+	char *v[6];
+	size_t n = 0;
+	char why[BC_ERRLEN];
+
+	v[n++] = (char *)"gcc";
+	v[n++] = (char *)"-c";
+	v[n++] = (char *)"x.c";
+	v[n++] = (char *)a1;
+	if (a2 != NULL)
+		v[n++] = (char *)a2;
+	v[n] = NULL;
+	return bc_policy_check_args(v, n, why) == BC_OK;
+}
+
+START_TEST(policy_args)
+{
+	static const char *const refused[][2] = {
+		{ "-fplugin=/tmp/x.so", NULL }, { "-fplugin-arg-x-y=1", NULL },
+		{ "-specs=/tmp/x.specs", NULL }, { "--specs=/tmp/x", NULL },
+		{ "-specs", "/tmp/x" }, { "-B/tmp/evil", NULL },
+		{ "-B", "/tmp/evil" }, { "--prefix=/tmp", NULL },
+		{ "-wrapper", "gdb,--args" }, { "-Xclang", "-load" },
+		{ "-Xclang", "-plugin" }, { "-Xclang", "-plugin-arg-foo" },
+		{ "-Xclang", "-add-plugin" }, { "-Xclang", NULL },
+		{ "-fpass-plugin=/tmp/p.so", NULL },
+		{ "--config=/tmp/x.cfg", NULL }, { "--config", "/tmp/x" },
+		{ "-save-temps", NULL }, { "-save-temps=obj", NULL },
+		{ "@/etc/passwd", NULL }, { "-aux-info", "/tmp/x" },
+		{ "-fdump-tree-all=/tmp/x", NULL },
+		{ "-Wa,-adhln=/tmp/x.lst", NULL }, { "-Wp,-MD,/tmp/x.d", NULL },
+		{ "-Xassembler", "-a=/tmp/x" }, { "-Xpreprocessor", "-MD" },
+		{ "-dumpdir", "/tmp/" }, { "-ftime-trace=/tmp/t.json", NULL },
+		{ NULL, NULL }
+	};
+	static const char *const ok[][2] = {
+		{ "-O2", NULL }, { "-g", NULL }, { "-Wall", NULL },
+		{ "-fPIC", NULL }, { "-std=c11", NULL },
+		{ "-Wa,--noexecstack", NULL }, { "-Xclang", "-fno-pch-timestamp" },
+		{ "-fdebug-prefix-map=/a=/b", NULL }, { "-march=x86-64", NULL },
+		{ "-ftime-trace", NULL }, { "-fdump-tree-all", NULL },
+		{ "-target", "x86_64-pc-linux-gnu" }, { NULL, NULL }
+	};
+	int i;
+
+	for (i = 0; refused[i][0] != NULL; i++)
+		ck_assert_msg(!args_ok(refused[i][0], refused[i][1]),
+		    "accepted %s %s", refused[i][0],
+		    refused[i][1] ? refused[i][1] : "");
+	for (i = 0; ok[i][0] != NULL; i++)
+		ck_assert_msg(args_ok(ok[i][0], ok[i][1]), "refused %s %s",
+		    ok[i][0], ok[i][1] ? ok[i][1] : "");
+	ck_assert_int_eq(bc_policy_is_clang("clang"), 1);
+	ck_assert_int_eq(bc_policy_is_clang("/usr/bin/clang++-14"), 1);
+	ck_assert_int_eq(bc_policy_is_clang("x86_64-pc-linux-gnu-clang"), 1);
+	ck_assert_int_eq(bc_policy_is_clang("gcc"), 0);
+	ck_assert_int_eq(bc_policy_is_clang("x86_64-linux-gnu-gcc-12"), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------- argv rewrite */
+
+/* Split a space-separated command line (test helper; no quoting). */
+static size_t
+split(char *s, char **v, size_t max)
+{
+	size_t n = 0;
+	char *p = s;
+
+	while (*p != '\0' && n + 1 < max) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		v[n++] = p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		if (*p == ' ')
+			*p++ = '\0';
+	}
+	v[n] = NULL;
+	return n;
+}
+
+static char *
+plan_str(const char *cmd, const struct bc_rewrite_opts *o, int *rc,
+    struct bc_job_plan *plan)
+{
+	char buf[1024], *v[64], why[BC_ERRLEN];
+	struct bc_rewrite_opts def;
+	size_t n;
+	char *joined;
+
+	memset(&def, 0, sizeof(def));
+	snprintf(buf, sizeof(buf), "%s", cmd);
+	n = split(buf, v, 64);
+	*rc = bc_job_plan_argv(v, n, v[0], o != NULL ? o : &def, plan, why);
+	if (*rc != BC_OK)
+		return NULL;
+	joined = bc_strv_join(&plan->argv);
+	return joined;
+}
+
+static void
+expect_plan(const char *cmd, const char *want, const char *src)
+{
+	struct bc_job_plan plan;
+	int rc;
+	char *got = plan_str(cmd, NULL, &rc, &plan);
+
+	ck_assert_msg(rc == BC_OK, "refused: %s", cmd);
+	ck_assert_str_eq(got, want);
+	if (src != NULL)
+		ck_assert_str_eq(plan.src_name, src);
+	free(got);
+	bc_job_plan_free(&plan);
+}
+
+static void
+expect_refused(const char *cmd)
+{
+	struct bc_job_plan plan;
+	int rc;
+	char *got = plan_str(cmd, NULL, &rc, &plan);
+
+	ck_assert_msg(rc == BC_ERR_DENIED, "accepted: %s -> %s", cmd,
+	    got ? got : "");
+	ck_assert_ptr_null(got);
+	ck_assert_ptr_null(plan.src_name);
+	ck_assert_ptr_null(plan.argv.v);
+}
+
+START_TEST(plan_rewrite)
+{
+	/* the captured distcc request */
+	expect_plan("x86_64-linux-gnu-gcc -c hello.c -o hello.o",
+	    "x86_64-linux-gnu-gcc -c hello.i -o out.o", "hello.i");
+	expect_plan("gcc -O2 -c src/dir/foo.c -o obj/foo.o -g",
+	    "gcc -O2 -c foo.i -o out.o -g", "foo.i");
+	/* no -o: ours is appended */
+	expect_plan("gcc -c a.c", "gcc -c a.i -o out.o", "a.i");
+	expect_plan("gcc -c a.c -oa.o", "gcc -c a.i -o out.o", NULL);
+	expect_plan("gcc -S a.c -o a.s", "gcc -S a.i -o out.s", NULL);
+	/* dependency options are the client's business */
+	expect_plan("gcc -MD -MF x.d -MT t.o -MQ q -MMD -MP -MG -c a.c -o a.o",
+	    "gcc -c a.i -o out.o", NULL);
+	expect_plan("gcc -MFx.d -MTt -c a.c -o a.o", "gcc -c a.i -o out.o",
+	    NULL);
+	/* languages */
+	expect_plan("g++ -c a.cpp -o a.o", "g++ -c a.ii -o out.o", "a.ii");
+	expect_plan("g++ -c a.cc", "g++ -c a.ii -o out.o", "a.ii");
+	expect_plan("g++ -c a.C", "g++ -c a.ii -o out.o", "a.ii");
+	expect_plan("clang -c a.m", "clang -c a.mi -o out.o", "a.mi");
+	expect_plan("clang -c a.mm", "clang -c a.mii -o out.o", "a.mii");
+	expect_plan("clang -c a.M", "clang -c a.mii -o out.o", "a.mii");
+	expect_plan("gcc -c hello.i -o hello.o", "gcc -c hello.i -o out.o",
+	    "hello.i");
+	expect_plan("g++ -c a.ii", "g++ -c a.ii -o out.o", "a.ii");
+	/* -x LANG becomes the preprocessed language */
+	expect_plan("gcc -x c -c hello.c -o hello.o",
+	    "gcc -x cpp-output -c hello.i -o out.o", "hello.i");
+	expect_plan("gcc -xc++ -c t.c", "gcc -x c++-cpp-output -c t.ii -o out.o",
+	    "t.ii");
+	expect_plan("gcc -x cpp-output -c t.i",
+	    "gcc -x cpp-output -c t.i -o out.o", "t.i");
+	expect_plan("clang -x objective-c -c t.m",
+	    "clang -x objective-c-cpp-output -c t.mi -o out.o", "t.mi");
+	/* option values are not sources */
+	expect_plan("gcc -c -I inc -D X=1 -include foo.h -target x a.c",
+	    "gcc -c -I inc -D X=1 -include foo.h -target x a.i -o out.o",
+	    NULL);
+	/* file names that are unsafe as a temp name */
+	expect_plan("gcc -c ../../etc/x.c", "gcc -c x.i -o out.o", "x.i");
+	expect_plan("gcc -c .hidden.c", "gcc -c input.i -o out.o", "input.i");
+	expect_plan("gcc -c we$ird.c", "gcc -c input.i -o out.o", "input.i");
+	/* --serialize-diagnostics without WANT_DIA is dropped */
+	expect_plan("clang --serialize-diagnostics x.dia -c a.c",
+	    "clang -c a.i -o out.o", NULL);
+
+	expect_refused("gcc hello.c -o hello");		/* link */
+	expect_refused("gcc -c");			/* no source */
+	expect_refused("gcc -c a.c b.c");		/* two sources */
+	expect_refused("gcc -c a.c foo.o");		/* object input */
+	expect_refused("gcc -c a.s");			/* assembler */
+	expect_refused("gcc -c a.h");			/* header */
+	expect_refused("gcc -E a.c");
+	expect_refused("gcc -M -c a.c");
+	expect_refused("gcc -MM -c a.c");
+	expect_refused("gcc -c a.c -o x -o y");
+	expect_refused("gcc -c a.c -o");
+	expect_refused("gcc -c a.c -MF");
+	expect_refused("gcc -x assembler -c a.c");
+	expect_refused("gcc -x c-header -c a.c");
+	expect_refused("gcc -c a.c -x");
+	expect_refused("gcc -c a.c -I");
+	expect_refused("clang -working-directory /x -c a.c");
+}
+END_TEST
+
+START_TEST(plan_bolt)
+{
+	struct bc_rewrite_opts o;
+	struct bc_job_plan plan;
+	int rc;
+	char *got;
+
+	memset(&o, 0, sizeof(o));
+	o.cwd = "/home/u/proj";
+	o.tmpdir = "/tmp/boltccd_AbC123";
+	o.is_clang = 1;
+	o.want_dia = 1;
+	got = plan_str("clang --serialize-diagnostics a.dia -g -c a.c -o a.o",
+	    &o, &rc, &plan);
+	ck_assert_int_eq(rc, BC_OK);
+	ck_assert_str_eq(got, "clang -fdebug-compilation-dir=/home/u/proj "
+	    "--serialize-diagnostics out.dia -g -c a.i -o out.o");
+	ck_assert_str_eq(plan.dia_name, "out.dia");
+	free(got);
+	bc_job_plan_free(&plan);
+
+	o.is_clang = 0;
+	o.want_dia = 0;
+	got = plan_str("gcc -g -c a.c -o a.o", &o, &rc, &plan);
+	ck_assert_int_eq(rc, BC_OK);
+	ck_assert_str_eq(got, "gcc -fdebug-prefix-map=/tmp/boltccd_AbC123="
+	    "/home/u/proj -g -c a.i -o out.o");
+	ck_assert_ptr_null(plan.dia_name);
+	free(got);
+	bc_job_plan_free(&plan);
+
+	/* a relative CDIR is ignored */
+	o.cwd = "relative";
+	got = plan_str("gcc -c a.c", &o, &rc, &plan);
+	ck_assert_str_eq(got, "gcc -c a.i -o out.o");
+	free(got);
+	bc_job_plan_free(&plan);
+}
+END_TEST
+
+/* Random argv words drawn from a vocabulary: never crash, never leak,
+ * and an accepted plan always has exactly one source and one -o. */
+START_TEST(plan_mutations)
+{
+	static const char *const vocab[] = {
+		"-c", "-S", "-E", "-o", "a.c", "b.cpp", "x.o", "-x", "c", "c++",
+		"-MF", "-MD", "-MT", "-I", "-D", "--serialize-diagnostics",
+		"-oout", "", "-", "-xc", "-MFx", "d.mm", "-g", "-O2", "a.i",
+		"-Xclang", "-target", "-working-directory", "none", "\xff.c"
+	};
+	const size_t nv = sizeof(vocab) / sizeof(vocab[0]);
+	unsigned seed = 12345;
+	int iter;
+
+	for (iter = 0; iter < 5000; iter++) {
+		char *v[10], why[BC_ERRLEN];
+		struct bc_job_plan plan;
+		struct bc_rewrite_opts o;
+		size_t n, i, outs = 0;
+
+		memset(&o, 0, sizeof(o));
+		o.want_dia = iter & 1;
+		seed = seed * 1103515245u + 12345u;
+		n = 1 + (seed >> 16) % 9;
+		v[0] = (char *)"gcc";
+		for (i = 1; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			v[i] = (char *)vocab[(seed >> 16) % nv];
+		}
+		v[n] = NULL;
+		if (bc_job_plan_argv(v, n, "gcc", &o, &plan, why) != BC_OK) {
+			ck_assert_ptr_null(plan.argv.v);
+			continue;
+		}
+		for (i = 0; i < plan.argv.n; i++)
+			if (strcmp(plan.argv.v[i], "-o") == 0)
+				outs++;
+		ck_assert_int_eq(outs, 1);
+		ck_assert_ptr_nonnull(plan.src_name);
+		bc_job_plan_free(&plan);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------------- stats */
+
+/* spec/vectors/stats-page.txt, captured from distccd 3.4 */
+static const char golden_page[] =
+	"HTTP/1.0 200 OK\n"
+	"Content-Type: text/plain\n"
+	"Connection: close\n"
+	"\n"
+	"argv /distccd\n"
+	"<distccstats>\n"
+	"dcc_tcp_accept 10\n"
+	"dcc_rej_bad_req 0\n"
+	"dcc_rej_overload 0\n"
+	"dcc_compile_ok 7\n"
+	"dcc_compile_error 2\n"
+	"dcc_compile_timeout 0\n"
+	"dcc_cli_disconnect 0\n"
+	"dcc_other 1\n"
+	"dcc_longest_job hello.c\n"
+	"dcc_longest_job_compiler clang\n"
+	"dcc_longest_job_time_msecs 129\n"
+	"dcc_max_kids 2\n"
+	"dcc_avg_kids1 0\n"
+	"dcc_avg_kids2 0\n"
+	"dcc_avg_kids3 0\n"
+	"dcc_current_load 1\n"
+	"dcc_load1 2.10\n"
+	"dcc_load2 1.43\n"
+	"dcc_load3 0.67\n"
+	"dcc_num_compiles1 8\n"
+	"dcc_num_compiles2 8\n"
+	"dcc_num_compiles3 8\n"
+	"dcc_num_procstate_D 0\n"
+	"dcc_max_RSS 14344\n"
+	"dcc_max_RSS_name (python3)\n"
+	"dcc_io_rate -1\n"
+	"dcc_free_space 79138 MB\n"
+	"</distccstats>\n";
+
+static void
+golden_stats(struct bc_stats *st, struct bc_stats_sys *sys, int64_t now)
+{
+	bc_stats_init(st, 2, 8, now - 5000);
+	st->tcp_accept = 10;
+	st->compile_ok = 7;
+	st->compile_error = 2;
+	st->other = 1;
+	st->longest_ms = 129;
+	snprintf(st->longest_file, sizeof(st->longest_file), "hello.c");
+	snprintf(st->longest_compiler, sizeof(st->longest_compiler), "clang");
+	st->max_rss_kb = 14344;
+	snprintf(st->max_rss_name, sizeof(st->max_rss_name), "python3");
+	st->ring_sec = now / 1000;
+	st->done_ring[(now / 1000) % BC_STATS_WINDOW] = 8;
+	memset(sys, 0, sizeof(*sys));
+	sys->load[0] = 2.10;
+	sys->load[1] = 1.43;
+	sys->load[2] = 0.67;
+	sys->current_load = 1;
+	sys->free_mb = 79138;
+}
+
+START_TEST(stats_text_page)
+{
+	struct bc_stats st;
+	struct bc_stats_sys sys;
+	struct bc_buf out = BC_BUF_INIT(1 << 20), file = BC_BUF_INIT(1 << 20);
+	int64_t now = 1000000;
+	char err[BC_ERRLEN];
+
+	golden_stats(&st, &sys, now);
+	ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/distccd", "0",
+	    "GET / HTTP/1.0\r\n\r\n", 18, now, &out), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&out), sizeof(golden_page) - 1);
+	ck_assert(memcmp(bc_buf_data(&out), golden_page,
+	    sizeof(golden_page) - 1) == 0);
+	/* and against the captured file itself when the spec is present */
+	if (bc_read_file("/work/shared/spec/vectors/stats-page.txt", 1 << 20,
+	    &file, err) == BC_OK) {
+		ck_assert_uint_eq(bc_buf_len(&file), bc_buf_len(&out));
+		ck_assert(memcmp(bc_buf_data(&file), bc_buf_data(&out),
+		    bc_buf_len(&out)) == 0);
+	}
+	/* no request at all (distccd does not parse it) gives the same */
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/distccd", "0",
+	    "", 0, now, &out), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&out), sizeof(golden_page) - 1);
+	bc_buf_free(&out);
+	bc_buf_free(&file);
+}
+END_TEST
+
+START_TEST(stats_json_metrics)
+{
+	struct bc_stats st;
+	struct bc_stats_sys sys;
+	struct bc_buf out = BC_BUF_INIT(1 << 20);
+	int64_t now = 1000000;
+	const char *s;
+
+	golden_stats(&st, &sys, now);
+	snprintf(st.longest_file, sizeof(st.longest_file), "a\"b\\c");
+	ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/x", "1.2",
+	    "GET /stats.json HTTP/1.1\r\nHost: x\r\n\r\n", 39, now, &out),
+	    BC_OK);
+	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
+	s = (const char *)bc_buf_data(&out);
+	ck_assert(bc_str_has_prefix(s, "HTTP/1.0 200 OK\nContent-Type: "
+	    "application/json\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\n\n{\"version\":\"1.2\",\"jobs\":2,"
+	    "\"queue\":8,\"running\":0,\"queued\":0,\"uptime_sec\":5,"
+	    "\"dcc_tcp_accept\":10,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"dcc_longest_job\":\"a\\\"b\\\\c\""));
+	ck_assert_ptr_nonnull(strstr(s, "\"dcc_num_compiles3\":8,"));
+	ck_assert(bc_str_has_suffix(s, "\"dcc_free_space_mb\":79138}\n"));
+
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/x", "1.2",
+	    "GET /metrics?x HTTP/1.0\n\n", 25, now, &out), BC_OK);
+	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
+	s = (const char *)bc_buf_data(&out);
+	ck_assert_ptr_nonnull(strstr(s, "# TYPE boltccd_compile_ok_total "
+	    "counter\nboltccd_compile_ok_total 7\n"));
+	ck_assert_ptr_nonnull(strstr(s, "# HELP boltccd_jobs "));
+	ck_assert_ptr_nonnull(strstr(s, "boltccd_jobs 2\n"));
+	bc_buf_free(&out);
+}
+END_TEST
+
+START_TEST(stats_events)
+{
+	struct bc_stats st;
+	struct bc_job_event ev;
+	int64_t t = 5000000;
+
+	bc_stats_init(&st, 4, 16, t);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = BC_EV_DONE;
+	ev.outcome = BC_OUT_OK;
+	ev.ms = 50;
+	ev.rss_kb = 1000;
+	snprintf(ev.compiler, sizeof(ev.compiler), "gcc");
+	snprintf(ev.file, sizeof(ev.file), "a.c");
+	bc_stats_event(&st, &ev, t);
+	ev.ms = 70;
+	snprintf(ev.file, sizeof(ev.file), "b.c");
+	bc_stats_event(&st, &ev, t + 30000);	/* 30 s later */
+	ev.outcome = BC_OUT_COMPILE_ERROR;
+	ev.ms = 900;
+	ev.rss_kb = 5000;
+	snprintf(ev.compiler, sizeof(ev.compiler), "clang");
+	bc_stats_event(&st, &ev, t + 400000);	/* 400 s later */
+	ev.outcome = BC_OUT_BAD_REQ;
+	bc_stats_event(&st, &ev, t + 400000);
+	ev.outcome = BC_OUT_HELLO;
+	bc_stats_event(&st, &ev, t + 400000);
+	ev.kind = BC_EV_SLOT_START;
+	bc_stats_event(&st, &ev, t + 400000);
+
+	ck_assert_uint_eq(st.compile_ok, 2);
+	ck_assert_uint_eq(st.compile_error, 1);
+	ck_assert_uint_eq(st.rej_bad_req, 1);
+	ck_assert_uint_eq(st.hello, 1);
+	ck_assert_int_eq(st.longest_ms, 70);	/* failures do not count */
+	ck_assert_str_eq(st.longest_file, "b.c");
+	ck_assert_int_eq(st.max_rss_kb, 5000);
+	ck_assert_str_eq(st.max_rss_name, "clang");
+	ck_assert_uint_eq(bc_stats_recent(&st, 60, t + 400000), 1);
+	ck_assert_uint_eq(bc_stats_recent(&st, 900, t + 400000), 3);
+	ck_assert_uint_eq(bc_stats_recent(&st, 60, t + 30500), 2);
+	ck_assert_uint_eq(bc_stats_recent(&st, 20, t + 30500), 1);
+	ck_assert_uint_eq(bc_stats_recent(&st, 60, t + 2000000), 0);
+
+	st.running = 2;
+	bc_stats_tick(&st, t + 1000);
+	ck_assert(st.avg_kids[0] > 0.0 && st.avg_kids[0] < 0.1);
+	ck_assert(st.avg_kids[0] > st.avg_kids[2]);
+}
+END_TEST
+
+static Suite *
+daemon_suite(void)
+{
+	Suite *s = suite_create("daemon");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, acl_parse_good);
+	tcase_add_test(tc, acl_parse_bad);
+	tcase_add_test(tc, acl_match);
+	tcase_add_test(tc, acl_mutations);
+	tcase_add_test(tc, policy_builtin_names);
+	tcase_add_test(tc, policy_check_name);
+	tcase_add_test(tc, policy_resolve);
+	tcase_add_test(tc, policy_args);
+	tcase_add_test(tc, plan_rewrite);
+	tcase_add_test(tc, plan_bolt);
+	tcase_add_test(tc, plan_mutations);
+	tcase_add_test(tc, stats_text_page);
+	tcase_add_test(tc, stats_json_metrics);
+	tcase_add_test(tc, stats_events);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(daemon_suite());
+	int failed;
+
+	bc_log_silence();
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,2 +1,470 @@
+/*
+ * test_util.c - unit tests of util.c (string vectors, atomic writes, temp
+ * dirs, parsing helpers), err.c and log.c.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
 #include <check.h>
-int main(void){return 0;}
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
+
+static char *tmpd;
+
+static void
+setup(void)
+{
+	char err[BC_ERRLEN];
+
+	ck_assert_int_eq(bc_mkdtemp("test_util-", &tmpd, err), BC_OK);
+}
+
+static void
+teardown(void)
+{
+	ck_assert_int_eq(bc_rmtree(tmpd), BC_OK);
+	free(tmpd);
+	tmpd = NULL;
+}
+
+static size_t
+count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_strv)
+{
+	struct bc_strv a = BC_STRV_INIT, b;
+	char *const more[] = { "x", "y" };
+
+	bc_strv_push(&a, "gcc");
+	bc_strv_push(&a, "-c");
+	bc_strv_push_owned(&a, xstrdup("hello.c"));
+	ck_assert_uint_eq(a.n, 3);
+	ck_assert_ptr_null(a.v[3]);
+	bc_strv_insert(&a, 1, "-O2");
+	bc_strv_insert(&a, 4, "-o");	/* at the end */
+	bc_strv_insert(&a, 0, "ccache");
+	ck_assert_uint_eq(a.n, 6);
+	ck_assert_str_eq(a.v[0], "ccache");
+	ck_assert_str_eq(a.v[1], "gcc");
+	ck_assert_str_eq(a.v[2], "-O2");
+	ck_assert_str_eq(a.v[5], "-o");
+	ck_assert_ptr_null(a.v[6]);
+	bc_strv_remove(&a, 0);
+	bc_strv_remove(&a, 4);
+	ck_assert_uint_eq(a.n, 4);
+	ck_assert_str_eq(a.v[0], "gcc");
+	ck_assert_str_eq(a.v[3], "hello.c");
+	ck_assert_ptr_null(a.v[4]);
+	bc_strv_pushv(&a, more, 2);
+	ck_assert_uint_eq(a.n, 6);
+	ck_assert_str_eq(a.v[5], "y");
+
+	bc_strv_copy(&b, &a);
+	ck_assert_uint_eq(b.n, a.n);
+	ck_assert_ptr_ne(b.v[0], a.v[0]);
+	ck_assert_str_eq(b.v[2], "-c");
+	ck_assert_ptr_null(b.v[b.n]);
+	bc_strv_free(&a);
+	ck_assert_ptr_null(a.v);
+	ck_assert_uint_eq(a.n, 0);
+	ck_assert_str_eq(b.v[5], "y");
+	bc_strv_free(&b);
+
+	/* Copy of an empty vector is a valid empty NULL-terminated vector. */
+	bc_strv_init(&a);
+	bc_strv_copy(&b, &a);
+	ck_assert_uint_eq(b.n, 0);
+	ck_assert_ptr_nonnull(b.v);
+	ck_assert_ptr_null(b.v[0]);
+	bc_strv_free(&b);
+	/* Many pushes. */
+	{
+		int i;
+		char num[16];
+
+		for (i = 0; i < 1000; i++) {
+			snprintf(num, sizeof(num), "%d", i);
+			bc_strv_push(&a, num);
+		}
+		ck_assert_uint_eq(a.n, 1000);
+		ck_assert_str_eq(a.v[999], "999");
+		ck_assert_ptr_null(a.v[1000]);
+		bc_strv_free(&a);
+	}
+}
+END_TEST
+
+START_TEST(test_strv_join)
+{
+	struct bc_strv a = BC_STRV_INIT;
+	char *s;
+
+	s = bc_strv_join(&a);
+	ck_assert_str_eq(s, "");
+	free(s);
+	bc_strv_push(&a, "gcc");
+	bc_strv_push(&a, "-DX=\"a b\"");
+	bc_strv_push(&a, "it's");
+	bc_strv_push(&a, "");
+	bc_strv_push(&a, "-I/usr/include");
+	bc_strv_push(&a, "$HOME;rm");
+	s = bc_strv_join(&a);
+	ck_assert_str_eq(s, "gcc '-DX=\"a b\"' 'it'\\''s' '' -I/usr/include "
+	    "'$HOME;rm'");
+	free(s);
+	bc_strv_free(&a);
+}
+END_TEST
+
+START_TEST(test_atomic_write)
+{
+	char err[BC_ERRLEN], *path, *bad;
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+	struct stat st;
+	mode_t old;
+
+	path = xasprintf("%s/out.o", tmpd);
+	ck_assert_int_eq(bc_write_file_atomic(path, "first", 5, 0644, err),
+	    BC_OK);
+	ck_assert_int_eq(bc_read_file(path, 100, &b, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b), 5);
+	ck_assert_int_eq(memcmp(bc_buf_data(&b), "first", 5), 0);
+	/* Replaces the target; no temp file remains. */
+	old = umask(022);
+	ck_assert_int_eq(bc_write_file_atomic(path, "second!", 7, 0666, err),
+	    BC_OK);
+	umask(old);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0644);	/* 0666 & ~022 */
+	bc_buf_reset(&b);
+	ck_assert_int_eq(bc_read_file(path, 100, &b, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b), 7);
+	ck_assert_int_eq(memcmp(bc_buf_data(&b), "second!", 7), 0);
+	ck_assert_uint_eq(count_entries(tmpd), 1);
+
+	/* Failure: target is a directory -> rename fails, temp removed,
+	 * directory untouched. */
+	bad = xasprintf("%s/adir", tmpd);
+	ck_assert_int_eq(mkdir(bad, 0755), 0);
+	ck_assert_int_eq(bc_write_file_atomic(bad, "x", 1, 0644, err),
+	    BC_ERR_IO);
+	ck_assert(err[0] != '\0');
+	ck_assert_uint_eq(count_entries(tmpd), 2);
+	ck_assert_int_eq(stat(bad, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	free(bad);
+	/* Failure: directory missing. */
+	bad = xasprintf("%s/nodir/x.o", tmpd);
+	ck_assert_int_eq(bc_write_file_atomic(bad, "x", 1, 0644, err),
+	    BC_ERR_IO);
+	free(bad);
+	/* Empty content. */
+	ck_assert_int_eq(bc_write_file_atomic(path, "", 0, 0600, err), BC_OK);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	ck_assert_uint_eq(count_entries(tmpd), 2);
+	free(path);
+	bc_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_read_file)
+{
+	char err[BC_ERRLEN], *path;
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+
+	path = xasprintf("%s/f", tmpd);
+	ck_assert_int_eq(bc_write_file_atomic(path, "0123456789", 10, 0644,
+	    err), BC_OK);
+	ck_assert_int_eq(bc_read_file(path, 9, &b, err), BC_ERR_LIMIT);
+	ck_assert_uint_eq(bc_buf_len(&b), 0);
+	ck_assert_int_eq(bc_read_file(path, 10, &b, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b), 10);
+	free(path);
+	path = xasprintf("%s/missing", tmpd);
+	ck_assert_int_eq(bc_read_file(path, 10, &b, err), BC_ERR_NOENT);
+	free(path);
+	ck_assert_int_eq(bc_read_file(tmpd, 10, &b, err), BC_ERR_INVAL);
+	bc_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_mkdir_rmtree)
+{
+	char err[BC_ERRLEN], *deep, *f, *outside, *link;
+	struct stat st;
+
+	deep = xasprintf("%s/a/b//c/d", tmpd);
+	ck_assert_int_eq(bc_mkdir_p(deep, 0755, err), BC_OK);
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(bc_mkdir_p(deep, 0755, err), BC_OK);	/* exists */
+	f = xasprintf("%s/file", deep);
+	ck_assert_int_eq(bc_write_file_atomic(f, "x", 1, 0644, err), BC_OK);
+	ck_assert_int_ne(bc_mkdir_p(f, 0755, err), BC_OK);	/* a file */
+
+	/* rmtree does not follow symlinks out of the tree. */
+	ck_assert_int_eq(bc_mkdtemp("test_util-out-", &outside, err), BC_OK);
+	free(f);
+	f = xasprintf("%s/keep", outside);
+	ck_assert_int_eq(bc_write_file_atomic(f, "k", 1, 0644, err), BC_OK);
+	link = xasprintf("%s/a/link", tmpd);
+	ck_assert_int_eq(symlink(outside, link), 0);
+	free(deep);
+	deep = xasprintf("%s/a", tmpd);
+	ck_assert_int_eq(bc_rmtree(deep), BC_OK);
+	ck_assert_int_eq(lstat(deep, &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(stat(f, &st), 0);	/* survived */
+	ck_assert_int_eq(bc_rmtree(outside), BC_OK);
+	ck_assert_int_eq(stat(outside, &st), -1);
+	/* Removing something that does not exist is fine. */
+	ck_assert_int_eq(bc_rmtree(outside), BC_OK);
+	free(outside);
+	free(link);
+	free(deep);
+	free(f);
+}
+END_TEST
+
+START_TEST(test_mkdtemp_tmpdir)
+{
+	char err[BC_ERRLEN], *d, *old, *want;
+	const char *e = getenv("TMPDIR");
+	struct stat st;
+
+	old = e != NULL ? xstrdup(e) : NULL;
+	want = xasprintf("%s/", tmpd);	/* trailing slash tolerated */
+	setenv("TMPDIR", want, 1);
+	ck_assert_int_eq(bc_mkdtemp("pfx-", &d, err), BC_OK);
+	ck_assert(bc_str_has_prefix(d, tmpd));
+	ck_assert_ptr_nonnull(strstr(d, "/pfx-"));
+	ck_assert_ptr_null(strstr(d, "//"));
+	ck_assert_int_eq(stat(d, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 0777, 0700);
+	free(d);
+	setenv("TMPDIR", "/nonexistent-boltcc-dir", 1);
+	d = (char *)1;
+	ck_assert_int_eq(bc_mkdtemp("pfx-", &d, err), BC_ERR_IO);
+	ck_assert_ptr_null(d);
+	if (old != NULL)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	free(want);
+}
+END_TEST
+
+START_TEST(test_paths_strings)
+{
+	ck_assert_str_eq(bc_basename("/usr/bin/gcc"), "gcc");
+	ck_assert_str_eq(bc_basename("gcc"), "gcc");
+	ck_assert_str_eq(bc_basename("dir/"), "");
+	ck_assert_str_eq(bc_extension("a/b.c"), ".c");
+	ck_assert_str_eq(bc_extension("x.tar.gz"), ".gz");
+	ck_assert_str_eq(bc_extension("a.d/file"), "");
+	ck_assert_str_eq(bc_extension(".bashrc"), "");
+	ck_assert_str_eq(bc_extension("noext"), "");
+	ck_assert(bc_str_has_prefix("-Wall", "-W"));
+	ck_assert(!bc_str_has_prefix("-W", "-Wall"));
+	ck_assert(bc_str_has_prefix("x", ""));
+	ck_assert(bc_str_has_suffix("hello.cpp", ".cpp"));
+	ck_assert(!bc_str_has_suffix("cpp", ".cpp"));
+}
+END_TEST
+
+START_TEST(test_parse_int)
+{
+	long long v = 99;
+
+	ck_assert_int_eq(bc_parse_int("42", 0, 100, &v), BC_OK);
+	ck_assert_int_eq(v, 42);
+	ck_assert_int_eq(bc_parse_int("-5", -10, 10, &v), BC_OK);
+	ck_assert_int_eq(v, -5);
+	ck_assert_int_eq(bc_parse_int("+7", 0, 10, &v), BC_OK);
+	ck_assert_int_eq(v, 7);
+	ck_assert_int_eq(bc_parse_int("0", 0, 0, &v), BC_OK);
+	ck_assert_int_eq(bc_parse_int("100", 0, 100, &v), BC_OK);
+	v = 99;
+	ck_assert_int_eq(bc_parse_int("101", 0, 100, &v), BC_ERR_LIMIT);
+	ck_assert_int_eq(bc_parse_int("-1", 0, 100, &v), BC_ERR_LIMIT);
+	ck_assert_int_eq(bc_parse_int("99999999999999999999", 0,
+	    100, &v), BC_ERR_LIMIT);
+	ck_assert_int_eq(v, 99);
+	ck_assert_int_eq(bc_parse_int("", 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int(" 1", 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int("1 ", 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int("1x", 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int("0x10", 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int("-", 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int("--1", -5, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_parse_int(NULL, 0, 100, &v), BC_ERR_INVAL);
+	ck_assert_int_eq(v, 99);
+	ck_assert_int_eq(bc_parse_int("9223372036854775807", 0, 9223372036854775807LL,
+	    &v), BC_OK);
+	ck_assert(v == 9223372036854775807LL);
+}
+END_TEST
+
+START_TEST(test_err)
+{
+	char err[BC_ERRLEN], big[BC_ERRLEN * 2];
+	int code;
+
+	ck_assert_str_eq(bc_strerror(BC_OK), "success");
+	for (code = BC_ERR_NOTSUP; code < 0; code++) {
+		ck_assert_ptr_nonnull(bc_strerror(code));
+		ck_assert_str_ne(bc_strerror(code), "unknown error");
+	}
+	ck_assert_str_eq(bc_strerror(-1000), "unknown error");
+	ck_assert_str_eq(bc_strerror(5), "unknown error");
+	ck_assert_int_eq(bc_seterr(err, BC_ERR_PROTO, "bad %s %d", "x", 3),
+	    BC_ERR_PROTO);
+	ck_assert_str_eq(err, "bad x 3");
+	ck_assert_int_eq(bc_seterr(NULL, BC_ERR_IO, "ignored"), BC_ERR_IO);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	bc_seterr(err, BC_ERR_IO, "%s", big);
+	ck_assert_uint_eq(strlen(err), BC_ERRLEN - 1);
+}
+END_TEST
+
+static void
+log_lines(const char *peer)
+{
+	char esc[64];
+
+	bc_info("hello %d", 1);
+	bc_debug("not shown");
+	bc_log_escape(peer, strlen(peer), esc, sizeof(esc));
+	bc_error("peer said %s", esc);
+}
+
+static void
+log_warn(const char *msg)
+{
+	bc_warn("%s", msg);
+}
+
+START_TEST(test_log)
+{
+	char err[BC_ERRLEN], *path, *rotated, *s, *want;
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+	long pid = (long)getpid();
+
+	path = xasprintf("%s/log", tmpd);
+	rotated = xasprintf("%s/log.1", tmpd);
+	bc_log_init("/usr/sbin/boltccd", BC_LOG_INFO);
+	ck_assert_int_eq(bc_log_open(path, err), BC_OK);
+	log_lines("evil\nboltccd[1] (x) ERROR: forged\x01");
+	/* Rotate, then reopen (SIGHUP): new lines go to a new file. */
+	ck_assert_int_eq(rename(path, rotated), 0);
+	log_warn("still old");
+	ck_assert_int_eq(bc_log_reopen(err), BC_OK);
+	log_warn("after reopen");
+	ck_assert_int_eq(bc_log_open(NULL, err), BC_OK);
+	bc_log_silence();
+	bc_error("silenced");
+
+	ck_assert_int_eq(bc_read_file(rotated, 1 << 20, &b, err), BC_OK);
+	ck_assert_int_eq(bc_buf_dup_cstr(&b, &s), BC_OK);
+	want = xasprintf("boltccd[%ld] (log_lines) INFO: hello 1\n"
+	    "boltccd[%ld] (log_lines) ERROR: peer said "
+	    "evil\\nboltccd[1] (x) ERROR: forged\\x01\n"
+	    "boltccd[%ld] (log_warn) WARN: still old\n", pid, pid, pid);
+	ck_assert_str_eq(s, want);
+	free(s);
+	free(want);
+	bc_buf_reset(&b);
+	ck_assert_int_eq(bc_read_file(path, 1 << 20, &b, err), BC_OK);
+	ck_assert_int_eq(bc_buf_dup_cstr(&b, &s), BC_OK);
+	want = xasprintf("boltccd[%ld] (log_warn) WARN: after reopen\n",
+	    pid);
+	ck_assert_str_eq(s, want);
+	free(s);
+	free(want);
+	free(path);
+	free(rotated);
+	bc_buf_free(&b);
+	ck_assert_int_eq(bc_log_get_level(), BC_LOG_INFO);
+	bc_log_set_level(BC_LOG_DEBUG);
+	ck_assert_int_eq(bc_log_get_level(), BC_LOG_DEBUG);
+	ck_assert_int_ne(bc_log_open("/nonexistent-dir/x.log", err), BC_OK);
+}
+END_TEST
+
+START_TEST(test_misc)
+{
+	char *s = xasprintf("%s-%d", "a", 5);
+
+	ck_assert_str_eq(s, "a-5");
+	free(s);
+	s = xstrndup("abcdef", 3);
+	ck_assert_str_eq(s, "abc");
+	free(s);
+	s = xstrndup("ab", 10);
+	ck_assert_str_eq(s, "ab");
+	free(s);
+	ck_assert_int_ge(bc_ncpus(), 1);
+}
+END_TEST
+
+static Suite *
+util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_strv);
+	tcase_add_test(tc, test_strv_join);
+	tcase_add_test(tc, test_atomic_write);
+	tcase_add_test(tc, test_read_file);
+	tcase_add_test(tc, test_mkdir_rmtree);
+	tcase_add_test(tc, test_mkdtemp_tmpdir);
+	tcase_add_test(tc, test_paths_strings);
+	tcase_add_test(tc, test_parse_int);
+	tcase_add_test(tc, test_err);
+	tcase_add_test(tc, test_log);
+	tcase_add_test(tc, test_misc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(util_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

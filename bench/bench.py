@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""bench.py - side-by-side timings of local gcc, boltcc -> boltccd, and
+distcc -> distccd (and ccache) on this machine.  Run through bench/run.sh.
+
+Part A: per-job cost.  N tiny translation units compiled one after another
+        (no parallelism), so the numbers are the fixed cost each tool adds
+        to a compile: ms/job and the extra over a local compile.
+Part B: a real multi-file C project (Lua 5.4 from Debian's sources if it
+        can be fetched, else boltcc's own sources, else the bundled sample),
+        every translation unit compiled with make: locally -j2, through
+        boltcc -j4 and through distcc -j4.  Wall times and ratios.
+
+Everything runs on 127.0.0.1; daemons are started on free ports and
+stopped at the end.  Nothing here is part of `make check`.
+"""
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+import dcc  # noqa: E402  (free ports, stats page)
+
+BUILD = os.environ.get("BOLTCC_BUILDDIR", os.path.join(ROOT, "build", "normal"))
+BOLTCC = os.path.join(BUILD, "boltcc")
+BOLTCCD = os.path.join(BUILD, "boltccd")
+N = int(os.environ.get("BENCH_N", "300"))
+CFLAGS = os.environ.get("BENCH_CFLAGS", "-O2 -g0")
+HAVE = {t: shutil.which(t) is not None for t in ("distcc", "distccd", "ccache", "gcc")}
+
+procs = []
+
+
+def say(msg=""):
+    print(msg, flush=True)
+
+
+def free_ports(n):
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def wait_http(port, limit=15):
+    end = time.time() + limit
+    while time.time() < end:
+        try:
+            if dcc.http_get(port, "/", 2).startswith(b"HTTP/"):
+                return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def start(argv, log):
+    p = subprocess.Popen(argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
+    procs.append(p)
+    return p
+
+
+def stop_all():
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def counter(port, field="dcc_compile_ok"):
+    try:
+        return int(dcc.stats_text(port).get(field, "-1"))
+    except (OSError, ValueError):
+        return -1
+
+
+class Daemons:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.bport = self.bsport = self.dport = self.dsport = None
+        jobs = str(os.cpu_count() or 2)
+        self.bport, self.bsport = free_ports(2)
+        start([BOLTCCD, "--no-detach", "--listen", "127.0.0.1", "--port",
+               str(self.bport), "--stats-port", str(self.bsport), "--jobs", jobs,
+               "--log-file", os.path.join(tmp, "boltccd.log")],
+              os.path.join(tmp, "boltccd.out"))
+        if not wait_http(self.bsport):
+            raise SystemExit("bench: boltccd did not start (see %s)" % tmp)
+        if HAVE["distccd"]:
+            self.dport, self.dsport = free_ports(2)
+            os.chmod(tmp, 0o755)
+            argv = ["distccd", "--daemon", "--no-detach", "--allow", "127.0.0.1",
+                    "--listen", "127.0.0.1", "--port", str(self.dport),
+                    "--stats", "--stats-port", str(self.dsport), "--jobs", jobs,
+                    "--log-file", os.path.join(tmp, "distccd.log")]
+            if os.getuid() == 0:
+                argv += ["--user", "distccd"]
+            open(os.path.join(tmp, "distccd.log"), "w").close()
+            os.chmod(os.path.join(tmp, "distccd.log"), 0o666)
+            start(argv, os.path.join(tmp, "distccd.out"))
+            if not wait_http(self.dsport):
+                say("bench: distccd did not start; distcc columns skipped")
+                self.dport = None
+
+
+def tool_envs(tmp, d):
+    """name -> (compiler prefix, env additions, stats port or None)"""
+    bdir = os.path.join(tmp, "boltcc-state")
+    ddir = os.path.join(tmp, "distcc-state")
+    os.makedirs(bdir, exist_ok=True)
+    os.makedirs(ddir, exist_ok=True)
+    t = {
+        "local gcc": ([], {}, None),
+        "boltcc->boltccd": ([BOLTCC], {"BOLTCC_DIR": bdir, "DISTCC_FALLBACK": "0",
+                                      "BOLTCC_HOSTS": "127.0.0.1:%d,bolt" % d.bport},
+                            d.bsport),
+    }
+    if d.dport:
+        t["distcc->distccd"] = (["distcc"], {"DISTCC_DIR": ddir, "DISTCC_FALLBACK": "0",
+                                             "DISTCC_HOSTS": "127.0.0.1:%d,lzo" % d.dport},
+                                d.dsport)
+        t["boltcc->distccd"] = ([BOLTCC], {"BOLTCC_DIR": bdir, "DISTCC_FALLBACK": "0",
+                                           "BOLTCC_HOSTS": "127.0.0.1:%d,lzo,distcc" % d.dport},
+                                d.dsport)
+    t["distcc->boltccd"] = (["distcc"], {"DISTCC_DIR": ddir, "DISTCC_FALLBACK": "0",
+                                         "DISTCC_HOSTS": "127.0.0.1:%d,lzo" % d.bport},
+                            d.bsport)
+    return t
+
+
+# ------------------------------------------------------------- part A
+def part_a(tmp, d):
+    src = os.path.join(tmp, "tiny")
+    os.makedirs(src)
+    for i in range(N):
+        with open(os.path.join(src, "t%03d.c" % i), "w") as f:
+            f.write("static int k%d = %d;\nint f%d(int x);\n"
+                    "int f%d(int x) { return x * k%d + %d; }\n" % (i, i, i, i, i, i))
+    files = sorted(glob.glob(os.path.join(src, "*.c")))
+    say("== A. per-job cost: %d tiny translation units, one after another (%s)"
+        % (N, CFLAGS))
+    tools = tool_envs(tmp, d)
+    rows = []
+    plan = list(tools.items())
+    if HAVE["ccache"]:
+        cdir = os.path.join(tmp, "ccache")
+        plan.append(("ccache (cold)", (["ccache"], {"CCACHE_DIR": cdir}, None)))
+        plan.append(("ccache (warm)", (["ccache"], {"CCACHE_DIR": cdir}, None)))
+    for name, (prefix, extra, sport) in plan:
+        env = dict(os.environ)
+        env.update(extra)
+        out = os.path.join(tmp, "tiny-out")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        before = counter(sport) if sport else None
+        fails = 0
+        t0 = time.perf_counter()
+        for f in files:
+            o = os.path.join(out, os.path.basename(f)[:-2] + ".o")
+            r = subprocess.run(prefix + ["gcc"] + CFLAGS.split() + ["-c", f, "-o", o],
+                               env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            fails += r.returncode != 0
+        dt = time.perf_counter() - t0
+        remote = ""
+        if sport:
+            remote = "%d remote" % (counter(sport) - before)
+        rows.append((name, dt, fails, remote))
+    base = rows[0][1] / N * 1000.0
+    say("   %-18s %9s %9s %12s %8s  %s" % ("tool", "total s", "ms/job", "extra ms/job",
+                                          "ratio", "notes"))
+    for name, dt, fails, remote in rows:
+        ms = dt / N * 1000.0
+        notes = remote + ("  %d FAILED" % fails if fails else "")
+        say("   %-18s %9.2f %9.2f %12.2f %7.2fx  %s"
+            % (name, dt, ms, ms - base, ms / base, notes))
+    say()
+
+
+# ------------------------------------------------------------- part B
+def fetch_lua(tmp):
+    """Lua 5.4 from Debian's source package; None if it cannot be fetched."""
+    cache = os.path.join(ROOT, "bench", "cache")
+    hits = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lapi.c"))
+    if hits:
+        return os.path.dirname(hits[0]), "Lua 5.4 (cached Debian source)"
+    if os.environ.get("BENCH_FETCH", "1") == "0" or not shutil.which("apt-get"):
+        return None
+    added = None
+    try:
+        srcs = ""
+        for f in glob.glob("/etc/apt/sources.list.d/*") + ["/etc/apt/sources.list"]:
+            try:
+                srcs += open(f).read()
+            except OSError:
+                pass
+        if "deb-src" not in srcs and os.getuid() == 0:
+            added = "/etc/apt/sources.list.d/boltcc-bench-src.sources"
+            with open(added, "w") as f:
+                f.write("# added by boltcc bench/run.sh to fetch lua5.4 sources\n"
+                        "Types: deb-src\nURIs: http://deb.debian.org/debian\n"
+                        "Suites: bookworm\nComponents: main\n"
+                        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n")
+            subprocess.run(["apt-get", "update", "-q"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120)
+        if not shutil.which("dpkg-source") and os.getuid() == 0:
+            subprocess.run(["apt-get", "install", "-y", "-q", "dpkg-dev"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=300)
+        os.makedirs(cache, exist_ok=True)
+        r = subprocess.run(["apt-get", "source", "-q", "lua5.4"], cwd=cache,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=300)
+        if r.returncode != 0:
+            return None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        if added:
+            os.unlink(added)
+    hits = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lapi.c"))
+    if hits:
+        return os.path.dirname(hits[0]), "Lua 5.4 (Debian source package)"
+    return None
+
+
+def project(tmp):
+    """(source dir, list of .c, extra CFLAGS, description)"""
+    lua = fetch_lua(tmp)
+    if lua:
+        d, desc = lua
+        cs = [os.path.basename(f) for f in sorted(glob.glob(os.path.join(d, "*.c")))
+              if os.path.basename(f) not in ("onelua.c",)]
+        return d, cs, "-DLUA_COMPAT_5_3 -DLUA_USE_POSIX", desc
+    # boltcc's own sources: a real multi-file C project that is always here.
+    cs = []
+    for sub in ("common", "client", "daemon", "preproc", "cache"):
+        cs += [os.path.join(sub, os.path.basename(f))
+               for f in sorted(glob.glob(os.path.join(ROOT, sub, "*.c")))
+               if os.path.getsize(f) > 0]
+    if len(cs) >= 8 and os.path.exists(os.path.join(BUILD, "config.h")):
+        pc = subprocess.run(["pkg-config", "--cflags", "libzstd", "lzo2", "libssh2",
+                             "sqlite3"], capture_output=True, text=True).stdout.strip()
+        return ROOT, cs, "-std=c11 -I%s -I%s -I%s/common %s" % (BUILD, ROOT, ROOT, pc), \
+            "boltcc's own sources (%d files; Lua could not be fetched)" % len(cs)
+    cs = [os.path.basename(f) for f in sorted(glob.glob(os.path.join(ROOT, "sample", "*.c")))]
+    return os.path.join(ROOT, "sample"), cs, "", "the bundled sample (Lua could not be fetched)"
+
+
+def part_b(tmp, d):
+    srcdir, cs, extra, desc = project(tmp)
+    say("== B. a real project: %s, %d translation units (%s %s)"
+        % (desc, len(cs), CFLAGS, extra))
+    tools = tool_envs(tmp, d)
+    runs = [("local gcc", "local gcc", 2)]
+    runs.append(("boltcc->boltccd", "boltcc->boltccd", 4))
+    if "distcc->distccd" in tools:
+        runs.append(("distcc->distccd", "distcc->distccd", 4))
+    rows = []
+    for label, key, j in runs:
+        prefix, envx, sport = tools[key]
+        out = os.path.join(tmp, "proj-" + key.replace(">", "").replace(" ", ""))
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        objs = []
+        with open(os.path.join(out, "Makefile"), "w") as mk:
+            for c in cs:
+                o = c.replace("/", "_")[:-2] + ".o"
+                objs.append(o)
+                mk.write("%s: %s\n\t$(CC) %s %s -c $< -o $@\n"
+                         % (o, os.path.join(srcdir, c), CFLAGS, extra))
+            mk.write("all: %s\n" % " ".join(objs))
+        env = dict(os.environ)
+        env.update(envx)
+        cc = " ".join(prefix + ["gcc"])
+        before = counter(sport) if sport else None
+        t0 = time.perf_counter()
+        r = subprocess.run(["make", "-s", "-C", out, "-j%d" % j, "CC=" + cc, "all"],
+                           env=env, stdout=subprocess.DEVNULL,
+                           stderr=open(os.path.join(out, "make.err"), "wb"))
+        dt = time.perf_counter() - t0
+        note = "" if r.returncode == 0 else "FAILED (%s/make.err)" % out
+        if sport:
+            note = ("%d remote " % (counter(sport) - before)) + note
+        rows.append(("%s -j%d" % (label, j), dt, note))
+    base = rows[0][1]
+    say("   %-22s %9s %8s  %s" % ("build", "wall s", "ratio", "notes"))
+    for name, dt, note in rows:
+        say("   %-22s %9.2f %7.2fx  %s" % (name, dt, dt / base, note))
+    say()
+
+
+def main():
+    if not (os.access(BOLTCC, os.X_OK) and os.access(BOLTCCD, os.X_OK)):
+        raise SystemExit("bench: build first (sh setup.sh) or set BOLTCC_BUILDDIR")
+    tmp = tempfile.mkdtemp(prefix="boltcc-bench.")
+    say("boltcc bench: %s, %d CPUs, gcc %s, daemons on 127.0.0.1 (same machine)"
+        % (os.uname().sysname, os.cpu_count() or 0,
+           subprocess.run(["gcc", "-dumpfullversion"], capture_output=True,
+                          text=True).stdout.strip()))
+    if not HAVE["distcc"]:
+        say("(distcc not installed: distcc columns skipped)")
+    try:
+        d = Daemons(tmp)
+        if os.environ.get("BENCH_PART", "AB").find("A") >= 0:
+            part_a(tmp, d)
+        if os.environ.get("BENCH_PART", "AB").find("B") >= 0:
+            part_b(tmp, d)
+    finally:
+        stop_all()
+        if os.environ.get("BENCH_KEEP") != "1":
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            say("kept " + tmp)
+
+
+if __name__ == "__main__":
+    main()

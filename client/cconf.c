@@ -1,0 +1,244 @@
+/*
+ * cconf.c - read the client's environment once.
+ *
+ * distcc's variables keep their meaning (spec distcc-protocol.md 8.8):
+ * booleans accept only 0/1 (anything else = default, with a warning),
+ * DISTCC_SKIP_LOCAL_RETRY is a presence test, DISTCC_IO_TIMEOUT <= 0 is
+ * an error.  Unlike distcc, a missing explicitly-set state dir is an
+ * error that says so, not a silent local build.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/exitcode.h"
+#include "common/limits.h"
+#include "common/util.h"
+#include "client/cconf.h"
+
+#define DEFAULT_BACKOFF 60
+#define DEFAULT_IO_TIMEOUT 300
+#define SYSTEM_HOSTS_FILE "/etc/distcc/hosts"
+
+static void
+set_error(struct bc_cconf *c, int code, char *msg)
+{
+	if (c->error != NULL) {	/* keep the first */
+		free(msg);
+		return;
+	}
+	c->error = msg;
+	c->error_exit = code;
+}
+
+static int
+env_bool(struct bc_cconf *c, const char *name, int def)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL || *v == '\0')
+		return def;
+	if (strcmp(v, "0") == 0)
+		return 0;
+	if (strcmp(v, "1") == 0)
+		return 1;
+	bc_strv_push_owned(&c->warnings, xasprintf("%s='%s' is not 0 or 1; "
+	    "using the default (%d)", name, v, def));
+	return def;
+}
+
+static int
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void
+load_dir(struct bc_cconf *c)
+{
+	const char *v;
+	char err[BC_ERRLEN];
+
+	if ((v = getenv("BOLTCC_DIR")) != NULL && *v != '\0')
+		c->dir_var = "BOLTCC_DIR";
+	else if ((v = getenv("DISTCC_DIR")) != NULL && *v != '\0')
+		c->dir_var = "DISTCC_DIR";
+	if (c->dir_var != NULL) {
+		c->dir = xstrdup(v);
+		c->dir_ok = is_dir(c->dir);
+		if (!c->dir_ok)
+			set_error(c, BC_EXIT_BAD_ARGUMENTS, xasprintf(
+			    "%s=%s does not exist or is not a directory; "
+			    "create it or unset %s", c->dir_var, c->dir,
+			    c->dir_var));
+	} else {
+		const char *home = getenv("HOME");
+
+		if (home == NULL || *home == '\0') {
+			/* Xcode runs -cc1 jobs with an empty environment. */
+			struct passwd *pw = getpwuid(getuid());
+
+			home = pw != NULL && pw->pw_dir != NULL ?
+			    pw->pw_dir : "/tmp";
+		}
+		c->dir = xasprintf("%s/.boltcc", home);
+		c->dir_ok = bc_mkdir_p(c->dir, 0700, err) == BC_OK;
+		if (!c->dir_ok)
+			set_error(c, BC_EXIT_IO_ERROR, xasprintf(
+			    "cannot create %s: %s", c->dir, err));
+	}
+	c->lockdir = xasprintf("%s/lock", c->dir);
+	c->statedir = xasprintf("%s/state", c->dir);
+}
+
+static int
+read_text(const char *path, char **out)
+{
+	struct bc_buf b;
+	int r;
+
+	*out = NULL;
+	bc_buf_init(&b, BC_MAX_HOSTLIST_LEN);
+	r = bc_read_file(path, BC_MAX_HOSTLIST_LEN, &b, NULL);
+	if (r == BC_OK) {
+		size_t n = bc_buf_len(&b);
+		char *s = xmalloc(n + 1);
+
+		if (n > 0)
+			memcpy(s, bc_buf_data(&b), n);
+		s[n] = '\0';
+		*out = s;
+	}
+	bc_buf_free(&b);
+	return r;
+}
+
+static void
+load_hosts(struct bc_cconf *c)
+{
+	const char *v;
+	char *path;
+
+	if ((v = getenv("BOLTCC_HOSTS")) != NULL) {
+		c->hosts_text = xstrdup(v);
+		c->hosts_origin = xstrdup("BOLTCC_HOSTS");
+		c->hosts_boltopts = 1;
+		return;
+	}
+	if ((v = getenv("DISTCC_HOSTS")) != NULL) {
+		c->hosts_text = xstrdup(v);
+		c->hosts_origin = xstrdup("DISTCC_HOSTS");
+		return;
+	}
+	if (c->dir_ok) {
+		path = xasprintf("%s/hosts", c->dir);
+		if (read_text(path, &c->hosts_text) == BC_OK) {
+			c->hosts_origin = path;
+			/* A boltcc state dir is boltcc's own: its options are
+			 * fine there; a DISTCC_DIR is shared with distcc. */
+			c->hosts_boltopts = c->dir_var == NULL ||
+			    strcmp(c->dir_var, "BOLTCC_DIR") == 0;
+			return;
+		}
+		free(path);
+	}
+	if (read_text(SYSTEM_HOSTS_FILE, &c->hosts_text) == BC_OK)
+		c->hosts_origin = xstrdup(SYSTEM_HOSTS_FILE);
+}
+
+static int
+env_int(struct bc_cconf *c, const char *name, long long min, long long max,
+    int def, int *bad)
+{
+	const char *v = getenv(name);
+	long long x;
+
+	*bad = 0;
+	if (v == NULL || *v == '\0')
+		return def;
+	if (bc_parse_int(v, min, max, &x) != BC_OK) {
+		*bad = 1;
+		bc_strv_push_owned(&c->warnings, xasprintf("%s='%s' is not a "
+		    "number in [%lld, %lld]", name, v, min, max));
+		return def;
+	}
+	return (int)x;
+}
+
+void
+bc_cconf_load(struct bc_cconf *c)
+{
+	const char *v;
+	char cwd[4096];
+	int bad;
+
+	memset(c, 0, sizeof(*c));
+	bc_strv_init(&c->warnings);
+
+	c->safeguard = getenv("_DISTCC_SAFEGUARD") != NULL ||
+	    getenv("BOLTCC_SAFEGUARD") != NULL;
+	v = getenv("PATH");
+	c->path_set = v != NULL;
+	c->path_env = xstrdup(v != NULL ? v : "/usr/local/bin:/usr/bin:/bin");
+	if (getcwd(cwd, sizeof(cwd)) != NULL)
+		c->cwd = xstrdup(cwd);
+
+	c->verbose = env_bool(c, "DISTCC_VERBOSE", 0);
+	v = getenv("DISTCC_LOG");
+	if (v != NULL && *v != '\0')
+		c->log_file = xstrdup(v);
+	c->fallback = env_bool(c, "DISTCC_FALLBACK", 1);
+	c->save_temps = env_bool(c, "DISTCC_SAVE_TEMPS", 0);
+	c->skip_local_retry = getenv("DISTCC_SKIP_LOCAL_RETRY") != NULL;
+	c->backoff_period = env_int(c, "DISTCC_BACKOFF_PERIOD", 0, 86400 * 365,
+	    DEFAULT_BACKOFF, &bad);
+	c->io_timeout = env_int(c, "DISTCC_IO_TIMEOUT", -1000000000LL,
+	    86400 * 7, DEFAULT_IO_TIMEOUT, &bad);
+	if (bad || c->io_timeout <= 0) {
+		set_error(c, BC_EXIT_BAD_ARGUMENTS, xasprintf(
+		    "DISTCC_IO_TIMEOUT must be a positive number of seconds"));
+		c->io_timeout = DEFAULT_IO_TIMEOUT;
+	}
+	c->stats_port = env_int(c, "BOLTCC_STATS_PORT", 1, 65535, 0, &bad);
+
+	load_dir(c);
+	load_hosts(c);
+}
+
+void
+bc_cconf_free(struct bc_cconf *c)
+{
+	free(c->dir);
+	free(c->lockdir);
+	free(c->statedir);
+	free(c->hosts_text);
+	free(c->hosts_origin);
+	free(c->log_file);
+	free(c->path_env);
+	free(c->cwd);
+	free(c->error);
+	bc_strv_free(&c->warnings);
+	memset(c, 0, sizeof(*c));
+}
+
+int
+bc_cconf_make_dirs(const struct bc_cconf *c, char *err)
+{
+	int r;
+
+	if (!c->dir_ok)
+		return bc_seterr(err, BC_ERR_NOENT, "%s does not exist", c->dir);
+	r = bc_mkdir_p(c->lockdir, 0700, err);
+	if (r == BC_OK)
+		r = bc_mkdir_p(c->statedir, 0700, err);
+	return r;
+}

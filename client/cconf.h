@@ -1,0 +1,50 @@
+/*
+ * cconf.h - the client's configuration, read from the environment once
+ * at start-up into one struct that is passed around (nothing below main
+ * calls getenv()).
+ *
+ * Problems that only matter when a job would be distributed (a missing
+ * explicitly-set state directory, a bad DISTCC_IO_TIMEOUT) are recorded
+ * in `error` instead of failing the load, so local-only jobs still run.
+ */
+#ifndef BC_CCONF_H
+#define BC_CCONF_H
+
+#include "common/util.h"
+
+struct bc_cconf {
+	char *dir;		/* state dir ($BOLTCC_DIR, $DISTCC_DIR, ~/.boltcc) */
+	const char *dir_var;	/* env var that named it, or NULL (default) */
+	int dir_ok;		/* exists (or was created) as a directory */
+	char *lockdir;		/* dir/lock */
+	char *statedir;		/* dir/state */
+
+	char *hosts_text;	/* NULL = no host list anywhere */
+	char *hosts_origin;	/* "BOLTCC_HOSTS", a file name, ... */
+	int hosts_boltopts;	/* boltcc host options allowed */
+
+	int fallback;		/* DISTCC_FALLBACK (default 1) */
+	int skip_local_retry;	/* DISTCC_SKIP_LOCAL_RETRY present */
+	int backoff_period;	/* DISTCC_BACKOFF_PERIOD seconds (60) */
+	int io_timeout;		/* DISTCC_IO_TIMEOUT seconds (300) */
+	int verbose;		/* DISTCC_VERBOSE */
+	char *log_file;		/* DISTCC_LOG or NULL */
+	int save_temps;		/* DISTCC_SAVE_TEMPS */
+	int stats_port;		/* BOLTCC_STATS_PORT or 0 = by convention */
+	int safeguard;		/* started with _DISTCC_SAFEGUARD/BOLTCC_SAFEGUARD */
+	char *path_env;		/* PATH (a default if unset) */
+	int path_set;		/* PATH was set in the environment */
+	char *cwd;		/* current directory, or NULL */
+
+	char *error;		/* fatal for distributable jobs, or NULL */
+	int error_exit;		/* exit code that goes with error */
+	struct bc_strv warnings;/* printed once logging is set up */
+};
+
+/* Read the environment.  Never fails; see error/warnings. */
+void bc_cconf_load(struct bc_cconf *c);
+void bc_cconf_free(struct bc_cconf *c);
+/* Create dir/lock and dir/state (needs dir_ok).  BC_OK or error. */
+int bc_cconf_make_dirs(const struct bc_cconf *c, char *err);
+
+#endif

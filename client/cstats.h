@@ -1,0 +1,51 @@
+/*
+ * cstats.h - the client's counters, shared by all boltcc processes using
+ * one state dir: $DIR/stats holds "name value" lines, rewritten
+ * atomically (temp file + rename) while $DIR/stats.lock is held with an
+ * exclusive fcntl() lock.  A job accumulates its deltas in memory and
+ * commits them once.
+ *
+ * Names: jobs_remote_ok, jobs_remote_error (compile error on a host),
+ * jobs_local, jobs_cpp_error, jobs_failed_no_fallback,
+ * local_by_reason:<reason> (run locally by rule), fallback_by_reason:<reason>
+ * (local because the farm failed), host_failures,
+ * host_failure_by_reason:<reason>, bytes_sent, bytes_received,
+ * probe_bolt, probe_distcc, probe_failed.
+ */
+#ifndef BC_CSTATS_H
+#define BC_CSTATS_H
+
+#include <stddef.h>
+
+#define BC_CSTATS_MAX_ENTRIES 512
+#define BC_CSTATS_MAX_FILE (64 * 1024)
+
+struct bc_cstat {
+	char *name;
+	long long value;
+};
+
+struct bc_cstats {
+	struct bc_cstat *v;
+	size_t n;
+	size_t cap;
+};
+
+void bc_cstats_init(struct bc_cstats *s);
+void bc_cstats_free(struct bc_cstats *s);
+/* Add delta to name (created at 0); characters outside [!-~] become '_'. */
+void bc_cstats_add(struct bc_cstats *s, const char *name, long long delta);
+/* Add "prefix:reason". */
+void bc_cstats_add2(struct bc_cstats *s, const char *prefix,
+    const char *reason, long long delta);
+long long bc_cstats_get(const struct bc_cstats *s, const char *name);
+
+/* Merge deltas into dir/stats under the lock. */
+int bc_cstats_commit(const char *dir, const struct bc_cstats *delta,
+    char *err);
+/* Read dir/stats (missing file = empty). */
+int bc_cstats_load(const char *dir, struct bc_cstats *out, char *err);
+/* Reset all counters. */
+int bc_cstats_zero(const char *dir, char *err);
+
+#endif

@@ -1,0 +1,107 @@
+#!/bin/sh
+# t_bolt.sh - boltcc -> boltccd: with ",bolt" in BOLTCC_HOSTS and through the
+# one-time probe (plain DISTCC_HOSTS); gcc and clang; objects and -MD files
+# identical to local compiles; compile errors and warnings reported.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+need_tool gcc
+write_sources
+start_boltccd || die "cannot start boltccd"
+cd "$T/src" || die "no src"
+
+# compiled_ok: the daemon's successful-job counter
+ok_count() { dstat "$DSPORT" dcc_compile_ok; }
+
+# remote_same LABEL COMPILER ARGS...: compile hello.c locally and through
+# boltcc (no fallback allowed), check the daemon counted it, compare.
+remote_same() {
+	_label=$1; shift
+	_cc=$1; shift
+	rm -f l.o r.o
+	"$_cc" "$@" -c hello.c -o l.o || { fail "$_label: local compile"; return; }
+	_before=$(ok_count)
+	if ! DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" "$_cc" "$@" -c hello.c -o r.o 2>"$T/err.txt"; then
+		fail "$_label: boltcc exited non-zero: $(head -c 400 "$T/err.txt")"
+		return
+	fi
+	_after=$(ok_count)
+	check "$_label: daemon compiled it (dcc_compile_ok $_before -> $_after)" \
+		[ "$_after" -gt "$_before" ]
+	check "$_label: object identical to local compile" same_file l.o r.o
+	check "$_label: no messages on stderr" [ ! -s "$T/err.txt" ]
+	[ -s "$T/err.txt" ] && sed 's/^/    stderr: /' "$T/err.txt"
+}
+
+BOLTCC_DIR=$(new_client_dir)
+export BOLTCC_DIR
+
+log "--- BOLT extension (BOLTCC_HOSTS=127.0.0.1:$DPORT,bolt)"
+BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt"
+export BOLTCC_HOSTS
+remote_same "bolt gcc -O2" gcc -O2 -g0
+remote_same "bolt gcc -O0" gcc -O0 -g0 -Wall
+if command -v clang >/dev/null 2>&1; then
+	remote_same "bolt clang -O2" clang -O2 -g0
+else
+	note "clang not installed: clang cases not run"
+fi
+
+# -MD -MF: the .d written through boltcc equals the local one.
+mkdir -p obj
+rm -f obj/x.o l.d r.d
+gcc -O2 -g0 -MD -MF l.d -c hello.c -o obj/x.o && mv obj/x.o l.o
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -MD -MF r.d -c hello.c -o obj/x.o
+check "bolt -MD -MF: exit 0 and object written" [ -s obj/x.o ]
+check "bolt -MD -MF: object identical" same_file l.o obj/x.o
+check "bolt -MD -MF: dependency file identical" same_file l.d r.d
+# -MMD without -MF: the .d goes next to the object with the right target.
+rm -f obj/*.d obj/x.o
+gcc -O2 -g0 -MMD -c hello.c -o obj/x.o && mv obj/x.d l.d
+rm -f obj/x.o
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -MMD -c hello.c -o obj/x.o
+check "bolt -MMD: obj/x.d written next to the object" [ -f obj/x.d ]
+check "bolt -MMD: obj/x.d identical to local" same_file l.d obj/x.d
+check "bolt -MMD: no stray hello.d in the source dir" [ ! -f hello.d ]
+
+# A genuine compile error: compiler's message, exit status 1, no object.
+rm -f b.o
+gcc -c broken.c -o b.o 2>"$T/local-err.txt"
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -c broken.c -o b.o 2>"$T/err.txt"
+rc=$?
+check "bolt compile error: exit status 1 (got $rc)" [ $rc -eq 1 ]
+check "bolt compile error: compiler message shown" grep -q "expected ';'" "$T/err.txt"
+check "bolt compile error: names the file and line" grep -q "broken.c:[0-9]" "$T/err.txt"
+check "bolt compile error: no object left behind" [ ! -e b.o ]
+sed 's/^/    stderr: /' "$T/err.txt" | head -n 5
+DISTCC_SKIP_LOCAL_RETRY=1 DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -c broken.c -o b.o 2>"$T/err2.txt"
+rc=$?
+check "bolt compile error, DISTCC_SKIP_LOCAL_RETRY: exit 1 (got $rc)" [ $rc -eq 1 ]
+check "bolt compile error, DISTCC_SKIP_LOCAL_RETRY: remote message shown" \
+	grep -q "expected ';'" "$T/err2.txt"
+
+# Warnings are shown and do not fail the compile.
+rm -f w.o
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -Wall -c warn.c -o w.o 2>"$T/err.txt"
+rc=$?
+check "bolt warning: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "bolt warning: object written" [ -s w.o ]
+check "bolt warning: warning text shown" grep -q "unused variable" "$T/err.txt"
+
+log "--- probe (DISTCC_HOSTS=127.0.0.1:$DPORT, fresh state dir)"
+unset BOLTCC_HOSTS
+BOLTCC_DIR=$(new_client_dir)
+DISTCC_HOSTS="127.0.0.1:$DPORT"
+export BOLTCC_DIR DISTCC_HOSTS
+remote_same "probe gcc (first job)" gcc -O2 -g0
+remote_same "probe gcc (learned)" gcc -O2 -g0
+if command -v clang >/dev/null 2>&1; then
+	remote_same "probe clang" clang -O2 -g0
+fi
+if grep -qi 'bolt' "$DLOG" 2>/dev/null; then
+	pass "daemon log mentions BOLT requests"
+else
+	note "daemon log does not name the protocol; cannot tell BOLT from DIST"
+fi
+
+check "daemon still alive" alive "$DPID"
+finish
