@@ -23,6 +23,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 import dcc  # noqa: E402  (free ports, stats page)
 

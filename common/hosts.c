@@ -243,6 +243,10 @@ parse_hostname(const char *tok, const char **pp, char **name, char *err)
 			return bc_seterr(err, BC_ERR_HOSTSPEC,
 			    "host list entry \"%.*s\": empty address in []",
 			    ENTRY_SHOW, tok);
+		if (memchr(s, ':', (size_t)(e - s)) == NULL || s[0] == '-')
+			return bc_seterr(err, BC_ERR_HOSTSPEC,
+			    "host list entry \"%.*s\": [] must hold an IPv6 "
+			    "address", ENTRY_SHOW, tok);
 		for (i = 0; s + i < e; i++) {
 			unsigned char c = (unsigned char)s[i];
 

@@ -322,6 +322,13 @@ bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
 		bc_strv_push(out, "-o");
 		bc_strv_push(out, plan->out_name);
 	}
+	/* The client strips its own --serialize-diagnostics path and asks
+	 * with FLAG WANT_DIA instead; only clang can write one. */
+	if (opts->want_dia && opts->is_clang && plan->dia_name == NULL) {
+		plan->dia_name = xstrdup("out.dia");
+		bc_strv_push(out, "--serialize-diagnostics");
+		bc_strv_push(out, plan->dia_name);
+	}
 	/* BOLT: name the client's directory in debug info, not ours.  Put
 	 * first so a user's own setting (later) still wins. */
 	if (opts->cwd != NULL && opts->cwd[0] == '/') {
@@ -366,6 +373,7 @@ struct job {
 	const struct bc_job_conf *conf;
 	const char *peer;
 	int rfd, wfd;
+	int watch_rfd;		/* 0 if rfd is a regular file (EOF means nothing) */
 	int sig_rd;
 	int64_t t0;
 	int64_t deadline;
@@ -414,7 +422,7 @@ watch_client(struct job *j, int ms)
 	struct pollfd p[2];
 	int n;
 
-	p[0].fd = j->rfd;
+	p[0].fd = j->watch_rfd ? j->rfd : -1;
 	p[0].events = POLLIN;
 	p[0].revents = 0;
 	p[1].fd = j->sig_rd;
@@ -870,6 +878,7 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 	struct bc_io io;
 	struct job j;
 	struct sigaction sa;
+	struct stat sb;
 	int sp[2], r, outcome, status = 0;
 	char why[BC_ERRLEN];
 
@@ -879,6 +888,7 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 	j.rfd = rfd;
 	j.wfd = wfd;
 	j.slot = -1;
+	j.watch_rfd = fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode);
 	j.t0 = bc_now_ms();
 	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
 	why[0] = '\0';

