@@ -678,7 +678,7 @@ bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
 	char *detail;
 
 	(void)err;
-	bc_plan_free(plan);
+	bc_plan_init(plan);	/* need not be initialised; never freed here */
 	memset(&s, 0, sizeof(s));
 	if (argv == NULL || argv->n == 0) {
 		plan->remote = 0;

@@ -59,7 +59,8 @@ int bc_args_split_rsp(const char *text, size_t n, struct bc_strv *out,
 /*
  * Classify argv (argv->v[0] is the compiler, @files already expanded).
  * Always fills plan->remote/reason; returns BC_OK, or an error only for
- * allocation failure.
+ * allocation failure.  plan is (re)initialised here: free a previous plan
+ * with bc_plan_free() before reusing it.
  */
 int bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
     char *err);

@@ -2,23 +2,12 @@
  * limits.h - a named limit for every length and count a peer can send.
  * Checked before anything is allocated; buffers grow only as data arrives.
  */
-/*
- * -I common makes this file shadow the system <limits.h> (for lzoconf.h
- * too), so chain to the real one first; outside the guard on purpose:
- * each re-entry continues further along the include path.
- */
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunknown-warning-option"
-#pragma clang diagnostic ignored "-Winclude-next-absolute-path"
-#endif
-#include_next <limits.h>
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
-
 #ifndef BC_LIMITS_H
 #define BC_LIMITS_H
+
+/* The build adds common/ with -iquote only, so <limits.h> is never this
+ * file. */
+#include <limits.h>
 
 /* Hard ceiling of any bc_buf, whatever its own max says. */
 #define BC_BUF_CEILING		((size_t)1 << 31)		/* 2 GiB */

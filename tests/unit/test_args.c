@@ -522,8 +522,8 @@ START_TEST(test_plan_fields)
 	ck_assert_str_eq(p.output, "a.s");
 	bc_plan_free(&p);
 
-	/* classifying into a used plan frees the old contents */
-	classify("gcc -c a.c", &p);
+	/* a plan that was not initialised, and one that was freed */
+	memset(&p, 0x5a, sizeof(p));
 	{
 		struct bc_strv av;
 		char err[BC_ERRLEN];
@@ -531,6 +531,9 @@ START_TEST(test_plan_fields)
 		split("gcc -c b.c -o b.o", &av);
 		ck_assert_int_eq(bc_args_classify(&av, &p, err), BC_OK);
 		ck_assert_str_eq(p.source, "b.c");
+		bc_plan_free(&p);
+		ck_assert_int_eq(bc_args_classify(&av, &p, err), BC_OK);
+		ck_assert_str_eq(p.output, "b.o");
 		bc_strv_free(&av);
 	}
 	bc_plan_free(&p);

@@ -714,6 +714,26 @@ START_TEST(hostsel_breadth_first)
 	ck_assert_int_eq(s.index, 0);
 	bc_hostsel_release(&s);
 	hs_teardown(&e);
+
+	/* equal limits: index-major, A0 B0 A1 B1 (not A0 A1 B0 B1) */
+	{
+		static const int want2[4][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 },
+		    { 1, 1 } };
+		struct holder h2[4];
+
+		hs_setup(&e, "hosta/2 hostb/2");
+		for (i = 0; i < 4; i++) {
+			hold_slot(&e.hl, e.lockdir, 0, &h2[i]);
+			ck_assert_int_eq(h2[i].rc, BC_OK);
+			ck_assert_msg(h2[i].host_index == want2[i][0] &&
+			    h2[i].index == want2[i][1],
+			    "pick %d: host %d slot %d", i, h2[i].host_index,
+			    h2[i].index);
+		}
+		for (i = 0; i < 4; i++)
+			release_holder(&h2[i]);
+		hs_teardown(&e);
+	}
 }
 END_TEST
 
