@@ -128,7 +128,9 @@ load_hosts(struct bc_cconf *c)
 	const char *v;
 	char *path;
 
-	if ((v = getenv("BOLTCC_HOSTS")) != NULL) {
+	/* An empty BOLTCC_HOSTS counts as unset, as an empty BOLTCC_DIR
+	 * does, so it cannot hide DISTCC_HOSTS. */
+	if ((v = getenv("BOLTCC_HOSTS")) != NULL && v[0] != '\0') {
 		c->hosts_text = xstrdup(v);
 		c->hosts_origin = xstrdup("BOLTCC_HOSTS");
 		c->hosts_boltopts = 1;

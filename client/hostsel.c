@@ -256,10 +256,12 @@ bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 				r = try_lock(lockdir, name,
 				    hl->v[i].kind != BC_HOST_LOCAL, &fd);
 				if (r < 0) {
+					int e = errno;
+
 					free(cand);
 					return bc_seterr(err, BC_ERR_IO,
 					    "cannot lock %s/%s: %s", lockdir,
-					    name, strerror(errno));
+					    name, strerror(e));
 				}
 				if (r == 1) {
 					out->fd = fd;

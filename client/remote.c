@@ -156,6 +156,12 @@ bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
 		r = bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_HELLO, &rep,
 		    perr);
 	close(fd);
+	if (r == BC_ERR_TIMEOUT) {
+		/* A stock distccd closes at once; silence is a hung or
+		 * overloaded host, not an answer worth remembering. */
+		bc_reply_free(&rep);
+		return bc_seterr(err, r, "probe: %s", perr);
+	}
 	if (r == BC_OK || (r == BC_ERR_DENIED && rep.errmsg != NULL)) {
 		/* A refusal in BOLT framing still proves a boltccd. */
 		*is_bolt = 1;

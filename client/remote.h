@@ -47,7 +47,8 @@ int bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 /*
  * Send a BOLT hello.  *is_bolt = 1 if a boltccd answered, 0 if the peer
  * closed or answered something else (a stock distccd).  A connection
- * that cannot be made is an error (a host failure).
+ * that cannot be made, or a peer silent past the IO timeout, is an error
+ * (a host failure) and must not be remembered.
  */
 int bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
     int io_timeout_ms, int *is_bolt, char *err);
