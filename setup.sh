@@ -49,11 +49,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-set -- $(python3 "$ROOT/tests/integration/dcc.py" freeport 2)
+# stats port = job port + 1: where `boltcc --stats` looks for a host's stats
+set -- $(python3 "$ROOT/tests/integration/dcc.py" freeport --pair)
 PORT=$1
 SPORT=$2
 "$B/boltccd" --no-detach --listen 127.0.0.1 --port "$PORT" --stats-port "$SPORT" \
-	--log-file "$TMP/boltccd.log" --jobs 2 >"$TMP/boltccd.out" 2>&1 &
+	--log-file "$TMP/boltccd.log" --cache-dir "$TMP/cache" --jobs 2 >"$TMP/boltccd.out" 2>&1 &
 DPID=$!
 if ! python3 "$ROOT/tests/integration/dcc.py" wait-http "$SPORT" 15; then
 	echo "setup: boltccd did not start:"
@@ -87,16 +88,29 @@ else
 fi
 
 echo
-echo "   client side (boltcc --stats):"
-"$B/boltcc" --stats 2>&1 | sed 's/^/      /'
-echo
-echo "   daemon side (http://127.0.0.1:$SPORT/):"
+"$B/boltcc" --stats --json >"$TMP/stats.json" 2>/dev/null
+python3 - "$TMP/stats.json" <<'PY'
+import json, sys
+try:
+    c = json.load(open(sys.argv[1]))["client"]["counters"]
+except Exception as e:
+    print("   (boltcc --stats --json unreadable: %s)" % e)
+    sys.exit(0)
+fb = sum(v for k, v in c.items() if k.startswith("fallback_by_reason:"))
+local = ", ".join("%s %d" % (k.split(":", 1)[1], v) for k, v in sorted(c.items())
+                  if k.startswith("local_by_reason:"))
+print("   client (boltcc --stats): %d jobs compiled on the daemon, %d local (%s), "
+      "%d fallbacks, %d host failures, %d bytes sent, %d received"
+      % (c.get("jobs_remote_ok", 0), c.get("jobs_local", 0), local or "-", fb,
+         c.get("host_failures", 0), c.get("bytes_sent", 0), c.get("bytes_received", 0)))
+PY
+echo "   daemon (GET http://127.0.0.1:$SPORT/, distccd's format):"
 python3 "$ROOT/tests/integration/dcc.py" http "$SPORT" / |
-	grep -E '^dcc_(tcp_accept|compile_ok|compile_error|rej_bad_req|other|longest_job|max_kids)' |
-	sed 's/^/      /'
+	grep -E '^dcc_(tcp_accept|compile_ok|compile_error|rej_bad_req|other|longest_job|longest_job_time_msecs|max_kids) ' |
+	tr '\n' ' ' | sed 's/^/      /; s/ $/\n/'
 echo
-echo "Done. To use boltcc yourself:"
-echo "   $B/boltccd --allow 127.0.0.1 &            # on each worker (add --allow CIDR for your LAN)"
-echo "   export BOLTCC_HOSTS='127.0.0.1,bolt'      # the workers, ',bolt' = boltccd"
-echo "   make -j8 CC=\"$B/boltcc gcc\""
+echo "Done. To use it yourself (see README.md):"
+echo "   on each worker:  $B/boltccd --allow 192.168.1.0/24"
+echo "   on your machine: export BOLTCC_HOSTS='worker1,bolt worker2,bolt'"
+echo "                    make -j8 CC=\"$B/boltcc gcc\""
 echo "Tests: sh tests/run.sh"

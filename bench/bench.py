@@ -89,18 +89,45 @@ def counter(port, field="dcc_compile_ok"):
         return -1
 
 
+def boltccd_help():
+    try:
+        return subprocess.run([BOLTCCD, "--help"], capture_output=True,
+                              text=True).stdout
+    except OSError:
+        return ""
+
+
 class Daemons:
+    """boltccd without its artifact cache (the farm's own cost), boltccd with
+    a fresh cache (cold, then warm), and stock distccd."""
+
     def __init__(self, tmp):
         self.tmp = tmp
-        self.bport = self.bsport = self.dport = self.dsport = None
+        self.dport = self.dsport = None
+        self.cport = self.csport = None
         jobs = str(os.cpu_count() or 2)
+        helptext = boltccd_help()
+        has_cache = "--cache-dir" in helptext
+        base = [BOLTCCD, "--no-detach", "--listen", "127.0.0.1", "--jobs", jobs]
         self.bport, self.bsport = free_ports(2)
-        start([BOLTCCD, "--no-detach", "--listen", "127.0.0.1", "--port",
-               str(self.bport), "--stats-port", str(self.bsport), "--jobs", jobs,
-               "--log-file", os.path.join(tmp, "boltccd.log")],
-              os.path.join(tmp, "boltccd.out"))
+        argv = base + ["--port", str(self.bport), "--stats-port", str(self.bsport),
+                       "--log-file", os.path.join(tmp, "boltccd.log")]
+        if "--no-cache" in helptext:
+            argv.append("--no-cache")
+        elif has_cache:
+            argv += ["--cache-dir", os.path.join(tmp, "boltccd-nocache")]
+        start(argv, os.path.join(tmp, "boltccd.out"))
         if not wait_http(self.bsport):
             raise SystemExit("bench: boltccd did not start (see %s)" % tmp)
+        if has_cache:
+            self.cport, self.csport = free_ports(2)
+            start(base + ["--port", str(self.cport), "--stats-port", str(self.csport),
+                          "--log-file", os.path.join(tmp, "boltccd-cache.log"),
+                          "--cache-dir", os.path.join(tmp, "boltccd-cache")],
+                  os.path.join(tmp, "boltccd-cache.out"))
+            if not wait_http(self.csport):
+                say("bench: boltccd with cache did not start; cache rows skipped")
+                self.cport = None
         if HAVE["distccd"]:
             self.dport, self.dsport = free_ports(2)
             os.chmod(tmp, 0o755)
@@ -119,27 +146,30 @@ class Daemons:
 
 
 def tool_envs(tmp, d):
-    """name -> (compiler prefix, env additions, stats port or None)"""
-    bdir = os.path.join(tmp, "boltcc-state")
-    ddir = os.path.join(tmp, "distcc-state")
-    os.makedirs(bdir, exist_ok=True)
-    os.makedirs(ddir, exist_ok=True)
-    t = {
-        "local gcc": ([], {}, None),
-        "boltcc->boltccd": ([BOLTCC], {"BOLTCC_DIR": bdir, "DISTCC_FALLBACK": "0",
-                                      "BOLTCC_HOSTS": "127.0.0.1:%d,bolt" % d.bport},
-                            d.bsport),
-    }
+    """Ordered list of (name, (compiler prefix, env additions, stats port))."""
+    def state(name):
+        p = os.path.join(tmp, "state-" + name)
+        os.makedirs(p, exist_ok=True)
+        return p
+
+    def bolt(name, hosts, sport):
+        return (name, ([BOLTCC], {"BOLTCC_DIR": state(name.split(" ")[0].replace(">", "")),
+                                  "DISTCC_FALLBACK": "0", "BOLTCC_HOSTS": hosts}, sport))
+
+    def stock(name, hosts, sport):
+        return (name, (["distcc"], {"DISTCC_DIR": state(name.replace(">", "")),
+                                    "DISTCC_FALLBACK": "0", "DISTCC_HOSTS": hosts}, sport))
+
+    t = [("local gcc", ([], {}, None)),
+         bolt("boltcc->boltccd", "127.0.0.1:%d,bolt" % d.bport, d.bsport)]
     if d.dport:
-        t["distcc->distccd"] = (["distcc"], {"DISTCC_DIR": ddir, "DISTCC_FALLBACK": "0",
-                                             "DISTCC_HOSTS": "127.0.0.1:%d,lzo" % d.dport},
-                                d.dsport)
-        t["boltcc->distccd"] = ([BOLTCC], {"BOLTCC_DIR": bdir, "DISTCC_FALLBACK": "0",
-                                           "BOLTCC_HOSTS": "127.0.0.1:%d,lzo,distcc" % d.dport},
-                                d.dsport)
-    t["distcc->boltccd"] = (["distcc"], {"DISTCC_DIR": ddir, "DISTCC_FALLBACK": "0",
-                                         "DISTCC_HOSTS": "127.0.0.1:%d,lzo" % d.bport},
-                            d.bsport)
+        t.append(stock("distcc->distccd", "127.0.0.1:%d,lzo" % d.dport, d.dsport))
+        t.append(bolt("boltcc->distccd", "127.0.0.1:%d,lzo,distcc" % d.dport, d.dsport))
+    t.append(stock("distcc->boltccd", "127.0.0.1:%d,lzo" % d.bport, d.bsport))
+    if d.cport:
+        # same state dir for cold and warm: only the daemon's cache differs
+        t.append(bolt("boltcc->boltccd+cache (cold)", "127.0.0.1:%d,bolt" % d.cport, d.csport))
+        t.append(bolt("boltcc->boltccd+cache (warm)", "127.0.0.1:%d,bolt" % d.cport, d.csport))
     return t
 
 
@@ -154,9 +184,8 @@ def part_a(tmp, d):
     files = sorted(glob.glob(os.path.join(src, "*.c")))
     say("== A. per-job cost: %d tiny translation units, one after another (%s)"
         % (N, CFLAGS))
-    tools = tool_envs(tmp, d)
     rows = []
-    plan = list(tools.items())
+    plan = tool_envs(tmp, d)
     if HAVE["ccache"]:
         cdir = os.path.join(tmp, "ccache")
         plan.append(("ccache (cold)", (["ccache"], {"CCACHE_DIR": cdir}, None)))
@@ -179,15 +208,16 @@ def part_a(tmp, d):
         dt = time.perf_counter() - t0
         remote = ""
         if sport:
+            time.sleep(0.5)     # daemons count a job just after replying
             remote = "%d remote" % (counter(sport) - before)
         rows.append((name, dt, fails, remote))
     base = rows[0][1] / N * 1000.0
-    say("   %-18s %9s %9s %12s %8s  %s" % ("tool", "total s", "ms/job", "extra ms/job",
+    say("   %-29s %9s %9s %12s %8s  %s" % ("tool", "total s", "ms/job", "extra ms/job",
                                           "ratio", "notes"))
     for name, dt, fails, remote in rows:
         ms = dt / N * 1000.0
         notes = remote + ("  %d FAILED" % fails if fails else "")
-        say("   %-18s %9.2f %9.2f %12.2f %7.2fx  %s"
+        say("   %-29s %9.2f %9.2f %12.2f %7.2fx  %s"
             % (name, dt, ms, ms - base, ms / base, notes))
     say()
 
@@ -195,7 +225,7 @@ def part_a(tmp, d):
 # ------------------------------------------------------------- part B
 def fetch_lua(tmp):
     """Lua 5.4 from Debian's source package; None if it cannot be fetched."""
-    cache = os.path.join(ROOT, "bench", "cache")
+    cache = os.path.join(ROOT, "build", "bench-cache")
     hits = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lapi.c"))
     if hits:
         return os.path.dirname(hits[0]), "Lua 5.4 (cached Debian source)"
@@ -244,6 +274,13 @@ def project(tmp):
     lua = fetch_lua(tmp)
     if lua:
         d, desc = lua
+        # Debian's patch includes a header its debian/rules generates.
+        mh = os.path.join(d, "lua5.4-deb-multiarch.h")
+        if not os.path.exists(mh):
+            triple = subprocess.run(["gcc", "-dumpmachine"], capture_output=True,
+                                    text=True).stdout.strip() or "x86_64-linux-gnu"
+            with open(mh, "w") as f:
+                f.write('#define DEB_HOST_MULTIARCH "%s"\n' % triple)
         cs = [os.path.basename(f) for f in sorted(glob.glob(os.path.join(d, "*.c")))
               if os.path.basename(f) not in ("onelua.c",)]
         return d, cs, "-DLUA_COMPAT_5_3 -DLUA_USE_POSIX", desc
@@ -266,15 +303,11 @@ def part_b(tmp, d):
     srcdir, cs, extra, desc = project(tmp)
     say("== B. a real project: %s, %d translation units (%s %s)"
         % (desc, len(cs), CFLAGS, extra))
-    tools = tool_envs(tmp, d)
-    runs = [("local gcc", "local gcc", 2)]
-    runs.append(("boltcc->boltccd", "boltcc->boltccd", 4))
-    if "distcc->distccd" in tools:
-        runs.append(("distcc->distccd", "distcc->distccd", 4))
+    runs = [(name, spec, 2 if name == "local gcc" else 4)
+            for name, spec in tool_envs(tmp, d)]
     rows = []
-    for label, key, j in runs:
-        prefix, envx, sport = tools[key]
-        out = os.path.join(tmp, "proj-" + key.replace(">", "").replace(" ", ""))
+    for label, (prefix, envx, sport), j in runs:
+        out = os.path.join(tmp, "proj-" + "".join(c for c in label if c.isalnum()))
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
         objs = []
@@ -296,12 +329,13 @@ def part_b(tmp, d):
         dt = time.perf_counter() - t0
         note = "" if r.returncode == 0 else "FAILED (%s/make.err)" % out
         if sport:
+            time.sleep(0.5)     # daemons count a job just after replying
             note = ("%d remote " % (counter(sport) - before)) + note
         rows.append(("%s -j%d" % (label, j), dt, note))
     base = rows[0][1]
-    say("   %-22s %9s %8s  %s" % ("build", "wall s", "ratio", "notes"))
+    say("   %-34s %9s %8s  %s" % ("build", "wall s", "ratio", "notes"))
     for name, dt, note in rows:
-        say("   %-22s %9.2f %7.2fx  %s" % (name, dt, dt / base, note))
+        say("   %-34s %9.2f %7.2fx  %s" % (name, dt, dt / base, note))
     say()
 
 

@@ -31,6 +31,8 @@ struct bc_cconf {
 	char *log_file;		/* DISTCC_LOG or NULL */
 	int save_temps;		/* DISTCC_SAVE_TEMPS */
 	int stats_port;		/* BOLTCC_STATS_PORT or 0 = by convention */
+	int cache;		/* BOLTCC_CACHE (default 1): ask the hosts'
+				 * artifact caches (doc/cache.md) */
 	int safeguard;		/* started with _DISTCC_SAFEGUARD/BOLTCC_SAFEGUARD */
 	char *path_env;		/* PATH (a default if unset) */
 	int path_set;		/* PATH was set in the environment */

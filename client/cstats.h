@@ -10,7 +10,9 @@
  * local_by_reason:<reason> (run locally by rule), fallback_by_reason:<reason>
  * (local because the farm failed), host_failures,
  * host_failure_by_reason:<reason>, bytes_sent, bytes_received,
- * probe_bolt, probe_distcc, probe_failed.
+ * probe_bolt, probe_distcc, probe_failed; artifact cache (doc/cache.md):
+ * cache_lookups, cache_hits, cache_hits_direct, cache_misses,
+ * cache_skipped_by_reason:<reason>.
  */
 #ifndef BC_CSTATS_H
 #define BC_CSTATS_H

@@ -19,10 +19,13 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/err.h"
+#include "cache/key.h"
 #include "common/exitcode.h"
+#include "common/hash.h"
 #include "common/hosts.h"
 #include "common/io.h"
 #include "common/limits.h"
@@ -34,7 +37,10 @@
 #include "client/cstats.h"
 #include "client/hostsel.h"
 #include "client/local.h"
+#include "client/direct.h"
+#include "client/lookup.h"
 #include "client/remote.h"
+#include "client/pump.h"
 
 #define STATS_MAX_PAGE (64 * 1024)
 #define STATS_TIMEOUT_MS 2000
@@ -51,6 +57,13 @@ struct job {
 	char *tmpdir;			/* private temp dir, or NULL */
 	char *ipath;			/* preprocessed output */
 	char *cpp_err_path;		/* preprocessor stderr */
+	/* artifact cache (doc/cache.md) */
+	int ident_state;		/* 0 not yet, 1 known, -1 failed */
+	char ident[BC_HASH_HEXLEN + 1];	/* compiler identity */
+	char cache_key[BC_HASH_HEXLEN + 1];	/* "" = not computed */
+	char missed_key[BC_HASH_HEXLEN + 1];	/* looked up in vain */
+	struct bc_direct direct;	/* direct mode manifest */
+	int64_t cpp_start;		/* when cpp started (seconds) */
 };
 
 static void
@@ -215,6 +228,7 @@ job_free(struct job *j)
 	bc_plan_free(&j->plan);
 	bc_cstats_free(&j->stats);
 	bc_local_self_free(&j->self);
+	bc_direct_free(&j->direct);
 }
 
 static void
@@ -355,8 +369,8 @@ choose_proto(struct job *j, const struct bc_host *h, int *proto, char *err)
 	}
 	if (bolt)
 		*proto = BC_PROTO_BOLT;
-	else	/* pump (3) is not spoken yet: plain mode with LZO */
-		*proto = h->protocol == 1 ? 1 : 2;
+	else	/* ,cpp,lzo: pump (3) when the scan allows (client/pump.c) */
+		*proto = h->protocol == 1 ? 1 : h->protocol == 3 ? 3 : 2;
 	return BC_OK;
 }
 
@@ -423,6 +437,240 @@ host_label(const struct bc_host *h)
 	return h->spec != NULL ? h->spec : (h->name != NULL ? h->name : "?");
 }
 
+/* After a good result from a preprocessed job: write the direct mode
+ * manifest (what the preprocessor read, the key, its .d and stderr). */
+static void
+direct_record(struct job *j, const struct bc_buf *doti)
+{
+	struct bc_buf dotd = BC_BUF_INIT(BC_MAX_DOTD);
+	struct bc_buf cpperr = BC_BUF_INIT(BC_MAX_STDERR);
+	char err[BC_ERRLEN];
+
+	if (j->direct.path == NULL || j->cache_key[0] == '\0')
+		return;
+	if (j->plan.dep_wanted && j->plan.dep_file != NULL &&
+	    bc_read_file(j->plan.dep_file, BC_MAX_DOTD, &dotd, NULL) != BC_OK)
+		goto out;
+	if (j->cpp_err_path != NULL)
+		(void)bc_read_file(j->cpp_err_path, BC_MAX_STDERR, &cpperr, NULL);
+	if (bc_direct_put(&j->direct, j->cache_key, bc_buf_data(doti),
+	    bc_buf_len(doti), &dotd, &cpperr, j->cpp_start, err) != BC_OK)
+		bc_debug("no direct mode manifest: %s", err);
+out:
+	bc_buf_free(&dotd);
+	bc_buf_free(&cpperr);
+}
+
+/* The compiler's identity, computed (or read from its memo) once. */
+static int
+job_identity(struct job *j)
+{
+	char err[BC_ERRLEN];
+
+	if (j->ident_state == 0) {
+		j->ident_state = bc_cache_identity(j->compiler_path,
+		    j->cfg->statedir, j->ident, err) == BC_OK ? 1 : -1;
+		if (j->ident_state < 0) {
+			bc_info("no cache lookup: %s", err);
+			j->ident[0] = '\0';
+			bc_cstats_add2(&j->stats, "cache_skipped_by_reason",
+			    "no-identity", 1);
+		}
+	}
+	return j->ident_state > 0;
+}
+
+/* Hosts whose artifact cache can be asked: BOLT hosts (declared or
+ * learned by the probe) that are usable now. */
+static unsigned char *
+cache_candidates(const struct job *j, const struct bc_hostlist *hl)
+{
+	unsigned char *cand = xcalloc(hl->n > 0 ? hl->n : 1, 1);
+	size_t i;
+
+	for (i = 0; i < hl->n; i++) {
+		const struct bc_host *h = &hl->v[i];
+
+		if (h->kind != BC_HOST_TCP || h->down || h->auth ||
+		    h->limit <= 0 || h->bolt == BC_BOLT_NO)
+			continue;
+		if (h->bolt != BC_BOLT_YES &&
+		    bc_remote_probe_cached(j->cfg->statedir, h) != 1)
+			continue;
+		if (bc_hostsel_backed_off(j->cfg->lockdir, h,
+		    j->cfg->backoff_period))
+			continue;
+		cand[i] = 1;
+	}
+	return cand;
+}
+
+/*
+ * Ask the farm's caches for this job (doc/cache.md).  Returns 1 with *rc
+ * set if a hit was written out (or writing it failed); 0 to compile,
+ * with ident (the compiler identity, "" if unknown) and *owner (the
+ * key's owner among the BOLT hosts, -1 if none) set.
+ */
+static int
+cache_lookup(struct job *j, const struct bc_hostlist *hl,
+    const struct bc_buf *doti, char ident[BC_HASH_HEXLEN + 1],
+    ssize_t *owner, int *rc)
+{
+	struct bc_cache_key_in in;
+	struct bc_lookup_result res;
+	struct bc_reply rep;
+	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	unsigned char *cand;
+	int r;
+
+	*owner = -1;
+	ident[0] = '\0';
+	if (!job_identity(j))
+		return 0;
+	memcpy(ident, j->ident, sizeof(j->ident));
+	memset(&in, 0, sizeof(in));
+	in.identity = ident;
+	in.argv = j->plan.remote_argv.v;
+	in.argc = j->plan.remote_argv.n;
+	in.cdir = j->cfg->cwd;
+	in.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
+	in.doti = bc_buf_data(doti);
+	in.doti_len = bc_buf_len(doti);
+	bc_cache_key(&in, key);
+	memcpy(j->cache_key, key, sizeof(key));
+	cand = cache_candidates(j, hl);
+	*owner = bc_lookup_owner(hl, cand, key);
+	if (*owner < 0 || strcmp(key, j->missed_key) == 0) {
+		/* no BOLT host, or direct mode asked for this key already */
+		free(cand);
+		return 0;
+	}
+	bc_cstats_add(&j->stats, "cache_lookups", 1);
+	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
+	    j->cfg->io_timeout * 1000, &rep, &res, err);
+	free(cand);
+	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
+	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
+	if (r != BC_OK) {
+		bc_debug("cache: %.16s: %s", key, err);
+		bc_cstats_add(&j->stats, "cache_misses", 1);
+		return 0;
+	}
+	if (j->plan.dia_file != NULL && bc_buf_len(&rep.dia) == 0) {
+		bc_reply_free(&rep);
+		bc_cstats_add(&j->stats, "cache_misses", 1);
+		return 0;
+	}
+	bc_debug("cache hit %.16s on %s for %s", key,
+	    host_label(&hl->v[res.hit_host]), j->plan.source);
+	if (write_outputs(j, &rep, err) != BC_OK) {
+		bc_reply_free(&rep);
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		*rc = BC_EXIT_IO_ERROR;
+		return 1;
+	}
+	replay_reply(j, &rep);
+	bc_reply_free(&rep);
+	bc_cstats_add(&j->stats, "cache_hits", 1);
+	direct_record(j, doti);
+	*rc = 0;
+	return 1;
+}
+
+/*
+ * Direct mode: if the manifest of this exact command says which files the
+ * preprocessor read and none changed, ask the farm for the recorded key
+ * without preprocessing.  Returns 1 with *rc set if the job is done.
+ */
+static int
+direct_lookup(struct job *j, const struct bc_hostlist *hl, int *rc)
+{
+	struct bc_buf dotd = BC_BUF_INIT(BC_MAX_DOTD);
+	struct bc_buf cpperr = BC_BUF_INIT(BC_MAX_STDERR);
+	struct bc_lookup_result res;
+	struct bc_reply rep;
+	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	unsigned char *cand;
+	ssize_t owner;
+	int r, done = 0;
+
+	if (!job_identity(j) || j->cfg->cwd == NULL)
+		return 0;
+	bc_direct_init(&j->direct, j->cfg->statedir, j->ident, j->cfg->cwd,
+	    &j->plan.cpp_argv, &j->plan.remote_argv);
+	if (bc_direct_get(&j->direct, key, &dotd, &cpperr) != BC_OK ||
+	    (j->plan.dia_file != NULL && bc_buf_len(&cpperr) > 0))
+		goto out;
+	cand = cache_candidates(j, hl);
+	owner = bc_lookup_owner(hl, cand, key);
+	if (owner < 0) {
+		free(cand);
+		goto out;
+	}
+	bc_cstats_add(&j->stats, "cache_lookups", 1);
+	r = bc_lookup_fanout(hl, cand, owner, key, BC_CONNECT_TIMEOUT_MS,
+	    j->cfg->io_timeout * 1000, &rep, &res, err);
+	free(cand);
+	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
+	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
+	if (r != BC_OK || (j->plan.dia_file != NULL &&
+	    bc_buf_len(&rep.dia) == 0)) {
+		if (r == BC_OK)
+			bc_reply_free(&rep);
+		bc_cstats_add(&j->stats, "cache_misses", 1);
+		memcpy(j->missed_key, key, sizeof(key));
+		goto out;
+	}
+	done = 1;
+	bc_debug("cache hit %.16s (direct) for %s", key, j->plan.source);
+	r = write_outputs(j, &rep, err);
+	if (r == BC_OK && j->plan.dep_wanted && j->plan.dep_file != NULL &&
+	    bc_buf_len(&dotd) > 0)
+		r = bc_write_file_atomic(j->plan.dep_file, bc_buf_data(&dotd),
+		    bc_buf_len(&dotd), output_mode(), err);
+	if (r != BC_OK) {
+		bc_reply_free(&rep);
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		*rc = BC_EXIT_IO_ERROR;
+		goto out;
+	}
+	if (bc_buf_len(&cpperr) > 0)
+		write_all(STDERR_FILENO, bc_buf_data(&cpperr),
+		    bc_buf_len(&cpperr));
+	replay_reply(j, &rep);
+	bc_reply_free(&rep);
+	bc_cstats_add(&j->stats, "cache_hits", 1);
+	bc_cstats_add(&j->stats, "cache_hits_direct", 1);
+	*rc = 0;
+out:
+	bc_buf_free(&dotd);
+	bc_buf_free(&cpperr);
+	return done;
+}
+
+/* After a miss: move the job to the key's owner if it has a free slot
+ * now, so that the next client finds the result where it looks first. */
+static void
+prefer_owner(struct job *j, const struct bc_hostlist *hl, size_t owner,
+    unsigned char *tried, struct bc_slot *slot)
+{
+	struct bc_slot os = BC_SLOT_INIT;
+	unsigned char *only = xcalloc(hl->n, 1);
+	char err[BC_ERRLEN];
+
+	memset(only, 1, hl->n);
+	only[owner] = 0;
+	if (bc_hostsel_pick(hl, j->cfg->lockdir, only, j->cfg->backoff_period,
+	    0, &os, err) == BC_OK) {
+		bc_debug("sending to the key's owner %s", host_label(os.host));
+		tried[slot->host_index] = 0;
+		bc_hostsel_release(slot);
+		*slot = os;
+		tried[owner] = 1;
+	}
+	free(only);
+}
+
 /* The distributed path.  Returns the process exit code. */
 static int
 run_remote(struct job *j)
@@ -436,6 +684,11 @@ run_remote(struct job *j)
 	char *last_host = NULL;
 	char last_err[BC_ERRLEN];
 	int cpp_done = 0, host_failed = 0, dia_skipped = 0, rc = -1, r;
+	int looked_up = 0;
+	struct bc_cpump pump;	/* pump mode (client/pump.c) */
+	int pump_state = 0;
+	char ident[BC_HASH_HEXLEN + 1];
+	ssize_t owner = -1;
 	const char *no_host_why = "no-usable-host";
 
 	if (j->plan.output == NULL || j->plan.source == NULL)
@@ -473,6 +726,7 @@ run_remote(struct job *j)
 	bc_buf_init(&doti, BC_MAX_DOTI);
 	last_err[0] = '\0';
 	tried = xcalloc(hl.n > 0 ? hl.n : 1, 1);
+	bc_cpump_init(&pump);
 
 	for (;;) {
 		struct bc_slot slot = BC_SLOT_INIT;
@@ -481,7 +735,7 @@ run_remote(struct job *j)
 		struct bc_reply rep;
 		const struct bc_host *h;
 		const char *why = NULL;
-		int proto = 1, st;
+		int proto = 1, st, pumping = 0;
 
 		r = bc_hostsel_pick(&hl, cfg->lockdir, tried,
 		    cfg->backoff_period, (int64_t)cfg->io_timeout * 1000,
@@ -524,7 +778,21 @@ run_remote(struct job *j)
 			continue;
 		}
 
-		if (!cpp_done) {
+		if (!cpp_done && !looked_up && proto == BC_PROTO_BOLT &&
+		    cfg->cache && direct_lookup(j, &hl, &rc)) {
+			bc_hostsel_release(&slot);
+			goto out;
+		}
+		/* ",cpp": pump mode (protocol 3, or BOLT pump on a boltccd)
+		 * when the scanner allows, else plain mode for this job */
+		pumping = (proto == 3 || (proto == BC_PROTO_BOLT &&
+		    h->protocol == 3)) && bc_cpump_try(&pump, &pump_state,
+		    &j->plan, &j->argv, j->compiler_path, cfg->cwd,
+		    cfg->statedir, proto == BC_PROTO_BOLT, &j->stats);
+		if (proto == 3 && !pumping)
+			proto = 2;
+		if (!cpp_done && !pumping) {
+			j->cpp_start = (int64_t)time(NULL);
 			r = run_cpp(j, &st, err);
 			if (r != BC_OK) {
 				bc_hostsel_release(&slot);
@@ -567,18 +835,39 @@ run_remote(struct job *j)
 			}
 		}
 
+		if (!looked_up && proto == BC_PROTO_BOLT && cfg->cache &&
+		    !pumping) {
+			looked_up = 1;
+			if (cache_lookup(j, &hl, &doti, ident, &owner, &rc)) {
+				bc_hostsel_release(&slot);
+				goto out;
+			}
+			if (owner >= 0 && (size_t)owner != slot.host_index &&
+			    !tried[owner])
+				prefer_owner(j, &hl, (size_t)owner, tried, &slot);
+			h = slot.host;
+		}
+
 		memset(&rj, 0, sizeof(rj));
 		rj.host = h;
 		rj.proto = proto;
 		rj.argv = &j->plan.remote_argv;
 		rj.cwd = cfg->cwd;
 		rj.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
+		if (looked_up && ident[0] != '\0') {
+			rj.identity = ident;
+			rj.flags |= BC_FLAG_LOOKED_UP;
+		}
 		rj.doti = bc_buf_data(&doti);
 		rj.doti_len = bc_buf_len(&doti);
 		rj.connect_timeout_ms = BC_CONNECT_TIMEOUT_MS;
 		rj.io_timeout_ms = cfg->io_timeout * 1000;
 		bc_reply_init(&rep);
-		r = bc_remote_compile(&rj, &rep, &counts, &why, err);
+		r = pumping ? bc_cpump_compile(&pump, h, proto,
+		    rj.connect_timeout_ms, rj.io_timeout_ms, &rep, &counts,
+		    &why, err) : bc_remote_compile(&rj, &rep, &counts, &why, err);
+		if (pumping)
+			bc_cstats_add(&j->stats, "jobs_pump", 1);
 		bc_hostsel_release(&slot);
 		bc_cstats_add(&j->stats, "bytes_sent", (long long)counts.sent);
 		bc_cstats_add(&j->stats, "bytes_received",
@@ -599,6 +888,8 @@ run_remote(struct job *j)
 		}
 		if (rep.status == 0) {
 			r = write_outputs(j, &rep, err);
+			if (r == BC_OK && pumping)
+				r = bc_cpump_write_deps(&pump, &rep, err);
 			if (r != BC_OK) {
 				bc_reply_free(&rep);
 				fprintf(stderr, "boltcc: error: %s\n", err);
@@ -609,6 +900,8 @@ run_remote(struct job *j)
 			bc_reply_free(&rep);
 			bc_hostsel_backoff_clear(cfg->lockdir, h);
 			bc_cstats_add(&j->stats, "jobs_remote_ok", 1);
+			if (proto == BC_PROTO_BOLT && looked_up)
+				direct_record(j, &doti);
 			rc = 0;
 			goto out;
 		}
@@ -657,7 +950,10 @@ host_failure:
 		host_failed = 1;
 		bc_cstats_add(&j->stats, "host_failures", 1);
 		bc_cstats_add2(&j->stats, "host_failure_by_reason", why, 1);
-		if (cfg->backoff_period > 0)
+		/* A boltccd that refused this one job (EROR: policy, busy)
+		 * is alive and serves other jobs: no backoff mark. */
+		if (cfg->backoff_period > 0 && r != BC_ERR_DENIED &&
+		    r != BC_ERR_BUSY)
 			(void)bc_hostsel_backoff_mark(cfg->lockdir, h);
 		free(last_host);
 		last_host = xstrdup(host_label(h));
@@ -698,6 +994,7 @@ host_failure:
 		rc = run_fallback(j, host_failed ? last_why : no_host_why,
 		    hl.localslots);
 out:
+	bc_cpump_free(&pump);
 	free(tried);
 	free(last_host);
 	bc_buf_free(&doti);
@@ -823,9 +1120,10 @@ stats_port_of(const struct bc_cconf *cfg, const struct bc_host *h)
 
 /* GET / from the stats port; body appended to page. */
 static int
-fetch_stats_page(const char *host, int port, struct bc_buf *page, char *err)
+fetch_stats_page(const char *host, int port, const char *path,
+    struct bc_buf *page, char *err)
 {
-	static const char req[] = "GET / HTTP/1.0\r\n\r\n";
+	char req[128];
 	struct bc_io io;
 	int fd, r;
 
@@ -833,7 +1131,8 @@ fetch_stats_page(const char *host, int port, struct bc_buf *page, char *err)
 	if (r != BC_OK)
 		return r;
 	bc_io_init(&io, fd, fd, STATS_TIMEOUT_MS);
-	r = bc_io_write_full(&io, req, sizeof(req) - 1, err);
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
+	r = bc_io_write_full(&io, req, strlen(req), err);
 	while (r == BC_OK) {
 		struct pollfd pfd;
 		uint8_t *w;
@@ -923,14 +1222,177 @@ json_value(const char *v)
 		json_str(stdout, v);
 }
 
+/* The cache counters of a host, from its /metrics page (boltccd only):
+ * "boltccd_cache_<name>[_total] value" lines become name -> value. */
+static int
+parse_cache_metrics(const struct bc_buf *page, struct bc_strv *keys,
+    struct bc_strv *vals)
+{
+	char *text = xstrndup((const char *)bc_buf_data(page),
+	    bc_buf_len(page));
+	char *p, *nl;
+	int found = 0;
+
+	for (p = text; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+		char *sp, *name;
+		size_t n;
+
+		nl = strchr(p, '\n');
+		if (nl != NULL)
+			*nl = '\0';
+		if (!bc_str_has_prefix(p, "boltccd_cache_"))
+			continue;
+		sp = strrchr(p, ' ');
+		if (sp == NULL)
+			continue;
+		*sp = '\0';
+		name = p + strlen("boltccd_cache_");
+		if (bc_str_has_prefix(name, "uncacheable_total{reason=\"")) {
+			char *r0 = name + strlen("uncacheable_total{reason=\"");
+			char *q = strchr(r0, '"');
+
+			if (q == NULL)
+				continue;
+			*q = '\0';
+			name = xasprintf("uncacheable:%s", r0);
+			bc_strv_push_owned(keys, name);
+			bc_strv_push(vals, sp + 1);
+			continue;
+		}
+		n = strlen(name);
+		if (n > 6 && strcmp(name + n - 6, "_total") == 0)
+			name[n - 6] = '\0';
+		bc_strv_push(keys, name);
+		bc_strv_push(vals, sp + 1);
+		found = 1;
+	}
+	free(text);
+	return found;
+}
+
+static double
+kv_num(const struct bc_strv *keys, const struct bc_strv *vals,
+    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < keys->n; i++)
+		if (strcmp(keys->v[i], name) == 0)
+			return strtod(vals->v[i], NULL);
+	return 0;
+}
+
+static void
+human_bytes(double b, char *out, size_t n)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int i = 0;
+
+	while (b >= 1024 && i < 4) {
+		b /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(out, n, "%.0f B", b);
+	else
+		snprintf(out, n, "%.1f %s", b, u[i]);
+}
+
+static void
+human_secs(double s, char *out, size_t n)
+{
+	if (s < 120)
+		snprintf(out, n, "%.1f s", s);
+	else if (s < 7200)
+		snprintf(out, n, "%.1f min", s / 60);
+	else
+		snprintf(out, n, "%.1f h", s / 3600);
+}
+
+/* One row of the cache table. */
+static void
+print_cache_row(const char *label, double req, double hits, double misses,
+    double entries, double bytes, double evict, double corrupt,
+    double saved_s)
+{
+	char b[32], t[32], rate[16];
+
+	human_bytes(bytes, b, sizeof(b));
+	human_secs(saved_s, t, sizeof(t));
+	if (hits + misses > 0)
+		snprintf(rate, sizeof(rate), "%.1f%%",
+		    100.0 * hits / (hits + misses));
+	else
+		snprintf(rate, sizeof(rate), "-");
+	printf("  %-26s %9.0f %8.0f %8.0f %8s %8.0f %11s %8.0f %8.0f %10s\n",
+	    label, req, hits, misses, rate, entries, b, evict, corrupt, t);
+}
+
+struct host_stats {
+	int ok;			/* stats page fetched */
+	int cache;		/* boltccd cache counters present */
+	char err[BC_ERRLEN];
+	struct bc_strv keys, vals;	/* distcc text page */
+	struct bc_strv ckeys, cvals;	/* cache counters */
+};
+
+static void
+fetch_host_stats(const struct bc_cconf *cfg, const struct bc_host *h,
+    struct host_stats *hs)
+{
+	struct bc_buf page;
+	int port = stats_port_of(cfg, h);
+
+	memset(hs, 0, sizeof(*hs));
+	bc_buf_init(&page, STATS_MAX_PAGE);
+	if (fetch_stats_page(h->name, port, "/", &page, hs->err) == BC_OK) {
+		hs->ok = 1;
+		parse_stats_page(&page, &hs->keys, &hs->vals);
+	}
+	bc_buf_free(&page);
+	if (!hs->ok)
+		return;
+	bc_buf_init(&page, STATS_MAX_PAGE);
+	if (fetch_stats_page(h->name, port, "/metrics", &page, NULL) == BC_OK)
+		hs->cache = parse_cache_metrics(&page, &hs->ckeys, &hs->cvals);
+	bc_buf_free(&page);
+}
+
+static void
+free_host_stats(struct host_stats *hs)
+{
+	bc_strv_free(&hs->keys);
+	bc_strv_free(&hs->vals);
+	bc_strv_free(&hs->ckeys);
+	bc_strv_free(&hs->cvals);
+}
+
+static void
+json_kv(const struct bc_strv *keys, const struct bc_strv *vals)
+{
+	size_t k;
+
+	printf("{");
+	for (k = 0; k < keys->n; k++) {
+		if (k > 0)
+			printf(",");
+		json_str(stdout, keys->v[k]);
+		printf(":");
+		json_value(vals->v[k]);
+	}
+	printf("}");
+}
+
 static int
 opt_stats(const struct bc_cconf *cfg, int as_json)
 {
 	struct bc_cstats cs;
 	struct bc_hostlist hl;
+	struct host_stats *hs = NULL;
 	char err[BC_ERRLEN];
-	size_t i, k;
+	size_t i, k, nh = 0;
 	int have_hosts;
+	double tot[8] = { 0 };
 
 	bc_cstats_init(&cs);
 	if (!cfg->dir_ok) {
@@ -941,6 +1403,13 @@ opt_stats(const struct bc_cconf *cfg, int as_json)
 	if (bc_cstats_load(cfg->dir, &cs, err) != BC_OK)
 		fprintf(stderr, "boltcc: warning: %s\n", err);
 	have_hosts = load_hosts(cfg, &hl, 1) == BC_OK;
+	if (have_hosts) {
+		nh = hl.n;
+		hs = xcalloc(nh > 0 ? nh : 1, sizeof(*hs));
+		for (i = 0; i < nh; i++)
+			if (hl.v[i].kind == BC_HOST_TCP)
+				fetch_host_stats(cfg, &hl.v[i], &hs[i]);
+	}
 
 	if (as_json) {
 		printf("{\"client\":{\"dir\":");
@@ -953,69 +1422,137 @@ opt_stats(const struct bc_cconf *cfg, int as_json)
 			printf(":%lld", cs.v[i].value);
 		}
 		printf("}},\"hosts\":[");
-	} else {
-		printf("boltcc client counters (%s/stats)\n", cfg->dir);
-		if (cs.n == 0)
-			printf("  (none yet)\n");
-		for (i = 0; i < cs.n; i++)
-			printf("  %-40s %lld\n", cs.v[i].name, cs.v[i].value);
+		for (i = 0, k = 0; i < nh; i++) {
+			const struct bc_host *h = &hl.v[i];
+
+			if (h->kind != BC_HOST_TCP)
+				continue;
+			printf("%s{\"host\":", k++ > 0 ? "," : "");
+			json_str(stdout, h->spec);
+			printf(",\"stats_port\":%d,\"ok\":%s",
+			    stats_port_of(cfg, h), hs[i].ok ? "true" : "false");
+			if (!hs[i].ok) {
+				printf(",\"error\":");
+				json_str(stdout, hs[i].err);
+			} else {
+				printf(",\"stats\":");
+				json_kv(&hs[i].keys, &hs[i].vals);
+				printf(",\"cache\":");
+				if (hs[i].cache)
+					json_kv(&hs[i].ckeys, &hs[i].cvals);
+				else
+					printf("null");
+			}
+			printf("}");
+		}
+		printf("]}\n");
+		goto done;
 	}
-	for (i = 0; have_hosts && i < hl.n; i++) {
+
+	printf("boltcc client counters (%s/stats)\n", cfg->dir);
+	if (cs.n == 0)
+		printf("  (none yet)\n");
+	for (i = 0; i < cs.n; i++)
+		printf("  %-40s %lld\n", cs.v[i].name, cs.v[i].value);
+	if (nh > 0) {
+		printf("\nartifact cache on the farm\n"
+		    "  %-26s %9s %8s %8s %8s %8s %11s %8s %8s %10s\n", "host",
+		    "requests", "hits", "misses", "hit rate", "entries",
+		    "stored", "evicted", "corrupt", "time saved");
+		for (i = 0; i < nh; i++) {
+			const struct bc_host *h = &hl.v[i];
+			const struct bc_strv *ck = &hs[i].ckeys, *cv = &hs[i].cvals;
+			double v[8];
+
+			if (h->kind != BC_HOST_TCP)
+				continue;
+			if (!hs[i].ok || !hs[i].cache) {
+				printf("  %-26s %s\n", h->spec, !hs[i].ok ?
+				    "unavailable" : "no cache (distccd or "
+				    "--no-cache)");
+				continue;
+			}
+			v[0] = kv_num(ck, cv, "requests");
+			v[1] = kv_num(ck, cv, "hits");
+			v[2] = kv_num(ck, cv, "misses");
+			v[3] = kv_num(ck, cv, "entries");
+			v[4] = kv_num(ck, cv, "stored_bytes");
+			v[5] = kv_num(ck, cv, "evictions");
+			v[6] = kv_num(ck, cv, "corrupt");
+			v[7] = kv_num(ck, cv, "time_saved_seconds");
+			for (k = 0; k < 8; k++)
+				tot[k] += v[k];
+			print_cache_row(h->spec, v[0], v[1], v[2], v[3], v[4],
+			    v[5], v[6], v[7]);
+		}
+		print_cache_row("total", tot[0], tot[1], tot[2], tot[3],
+		    tot[4], tot[5], tot[6], tot[7]);
+	}
+	for (i = 0; i < nh; i++) {
 		const struct bc_host *h = &hl.v[i];
-		struct bc_strv keys = BC_STRV_INIT, vals = BC_STRV_INIT;
-		struct bc_buf page;
-		int port, r;
 
 		if (h->kind != BC_HOST_TCP)
 			continue;
-		port = stats_port_of(cfg, h);
-		bc_buf_init(&page, STATS_MAX_PAGE);
-		r = fetch_stats_page(h->name, port, &page, err);
-		if (r == BC_OK)
-			parse_stats_page(&page, &keys, &vals);
-		if (as_json) {
-			printf("%s{\"host\":", i > 0 ? "," : "");
-			json_str(stdout, h->spec);
-			printf(",\"stats_port\":%d,\"ok\":%s", port,
-			    r == BC_OK ? "true" : "false");
-			if (r != BC_OK) {
-				printf(",\"error\":");
-				json_str(stdout, err);
-			} else {
-				printf(",\"stats\":{");
-				for (k = 0; k < keys.n; k++) {
-					if (k > 0)
-						printf(",");
-					json_str(stdout, keys.v[k]);
-					printf(":");
-					json_value(vals.v[k]);
-				}
-				printf("}");
-			}
-			printf("}");
-		} else {
-			printf("\nhost %s (stats port %d)\n", h->spec, port);
-			if (r != BC_OK)
-				printf("  unavailable: %s\n", err);
-			for (k = 0; k < keys.n; k++)
-				printf("  %-40s %s\n", keys.v[k], vals.v[k]);
-		}
-		bc_buf_free(&page);
-		bc_strv_free(&keys);
-		bc_strv_free(&vals);
+		printf("\nhost %s (stats port %d)\n", h->spec,
+		    stats_port_of(cfg, h));
+		if (!hs[i].ok)
+			printf("  unavailable: %s\n", hs[i].err);
+		for (k = 0; k < hs[i].keys.n; k++)
+			printf("  %-40s %s\n", hs[i].keys.v[k], hs[i].vals.v[k]);
+		for (k = 0; k < hs[i].ckeys.n; k++)
+			printf("  cache_%-34s %s\n", hs[i].ckeys.v[k],
+			    hs[i].cvals.v[k]);
 	}
-	if (as_json)
-		printf("]}\n");
+done:
+	for (i = 0; i < nh; i++)
+		free_host_stats(&hs[i]);
+	free(hs);
 	if (have_hosts)
 		bc_hosts_free(&hl);
 	bc_cstats_free(&cs);
 	return 0;
 }
 
+/* Reset a boltccd's cache counters (BOLT request kind 4). */
+static int
+zero_host(const struct bc_cconf *cfg, const struct bc_host *h, char *err)
+{
+	struct bc_request req;
+	struct bc_reply rep;
+	struct bc_buf out;
+	struct bc_io io;
+	int fd, r;
+
+	r = bc_io_connect_tcp(h->name, h->port, BC_CONNECT_TIMEOUT_MS, &fd,
+	    err);
+	if (r != BC_OK)
+		return r;
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_ZERO;
+	bc_buf_init(&out, 256);
+	r = bc_proto_write_request_head(&out, &req, err);
+	bc_request_free(&req);
+	bc_io_init(&io, fd, fd, cfg->io_timeout * 1000);
+	if (r == BC_OK)
+		r = bc_io_write_buf(&io, &out, err);
+	bc_buf_free(&out);
+	bc_reply_init(&rep);
+	if (r == BC_OK)
+		r = bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_ZERO, &rep,
+		    err);
+	bc_reply_free(&rep);
+	close(fd);
+	return r;
+}
+
 static int
 opt_zero_stats(const struct bc_cconf *cfg)
 {
+	struct bc_hostlist hl;
 	char err[BC_ERRLEN];
+	size_t i;
+	int rc = 0;
 
 	if (!cfg->dir_ok) {
 		fprintf(stderr, "boltcc: error: %s\n", cfg->error != NULL ?
@@ -1026,7 +1563,24 @@ opt_zero_stats(const struct bc_cconf *cfg)
 		fprintf(stderr, "boltcc: error: %s\n", err);
 		return BC_EXIT_IO_ERROR;
 	}
-	return 0;
+	if (load_hosts(cfg, &hl, 1) != BC_OK)
+		return 0;
+	/* The hosts' cache counters: boltccd only (declared or probed). */
+	for (i = 0; i < hl.n; i++) {
+		const struct bc_host *h = &hl.v[i];
+
+		if (h->kind != BC_HOST_TCP || h->bolt == BC_BOLT_NO ||
+		    (h->bolt != BC_BOLT_YES &&
+		    bc_remote_probe_cached(cfg->statedir, h) != 1))
+			continue;
+		if (zero_host(cfg, h, err) != BC_OK) {
+			fprintf(stderr, "boltcc: warning: %s: cache counters "
+			    "not reset: %s\n", h->spec, err);
+			rc = BC_EXIT_IO_ERROR;
+		}
+	}
+	bc_hosts_free(&hl);
+	return rc;
 }
 
 /* 1 and *rc set if argv[1] was a client-only option. */

@@ -80,6 +80,8 @@ bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 	req.flags = job->flags;
 	if (job->proto == BC_PROTO_BOLT && job->cwd != NULL)
 		req.cwd = xstrdup(job->cwd);
+	if (job->proto == BC_PROTO_BOLT && job->identity != NULL)
+		req.identity = xstrdup(job->identity);
 	bc_strv_copy(&req.argv, job->argv);
 
 	bc_buf_init(&out, BC_BUF_CEILING);

@@ -25,6 +25,8 @@ struct bc_remote_job {
 	const struct bc_strv *argv;	/* remote argv */
 	const char *cwd;		/* sent as CDIR (BOLT only) */
 	uint32_t flags;			/* BOLT FLAG bits */
+	const char *identity;		/* BOLT CMPI (compiler identity hex)
+					 * or NULL */
 	const void *doti;		/* preprocessed source */
 	size_t doti_len;
 	int connect_timeout_ms;

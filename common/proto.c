@@ -17,6 +17,7 @@
 #include "common/proto.h"
 #include "common/codec.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/limits.h"
 #include "common/wire.h"
 
@@ -255,6 +256,8 @@ bc_request_init(struct bc_request *req)
 	req->cwd = NULL;
 	bc_strv_init(&req->argv);
 	bc_buf_init(&req->doti, BC_MAX_DOTI);
+	req->identity = NULL;
+	req->key = NULL;
 }
 
 void
@@ -263,6 +266,8 @@ bc_request_free(struct bc_request *req)
 	free(req->cwd);
 	bc_strv_free(&req->argv);
 	bc_buf_free(&req->doti);
+	free(req->identity);
+	free(req->key);
 	bc_request_init(req);
 }
 
@@ -277,6 +282,8 @@ bc_reply_init(struct bc_reply *rep)
 	bc_buf_init(&rep->dia, BC_MAX_DIA);
 	rep->info = NULL;
 	rep->errmsg = NULL;
+	rep->miss = 0;
+	bc_buf_init(&rep->dotd, BC_MAX_DOTD);
 }
 
 void
@@ -286,6 +293,7 @@ bc_reply_free(struct bc_reply *rep)
 	bc_buf_free(&rep->sout);
 	bc_buf_free(&rep->doto);
 	bc_buf_free(&rep->dia);
+	bc_buf_free(&rep->dotd);
 	free(rep->info);
 	free(rep->errmsg);
 	bc_reply_init(rep);
@@ -352,6 +360,29 @@ read_cdir(struct src *s, const struct bc_proto_limits *lim, char **cwd,
 	return BC_OK;
 }
 
+/* CKEY / CMPI: exactly 64 lowercase hex digits (a SHA-256). */
+static int
+read_hex64(struct src *s, const char *tok, char **out, char *err)
+{
+	char t[5];
+	uint32_t len;
+	int r;
+
+	if ((r = src_hdr(s, tok, t, &len, err)) != BC_OK)
+		return r;
+	if (len != BC_HASH_HEXLEN)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "%s of %lu bytes (must be %d hex digits)", tok,
+		    (unsigned long)len, BC_HASH_HEXLEN);
+	if ((r = src_string_body(s, tok, len, BC_HASH_HEXLEN, out, err))
+	    != BC_OK)
+		return r;
+	if (!bc_hash_is_hex(*out))
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "%s is not lowercase hex", tok);
+	return BC_OK;
+}
+
 static int
 parse_dist(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
     struct bc_request *req, char *err)
@@ -361,17 +392,20 @@ parse_dist(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 	if (version == 0)
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "protocol version 0 is not supported");
-	if (version == 3)
-		return bc_seterr(err, BC_ERR_NOTSUP,
-		    "pump mode (protocol 3) not supported yet");
 	if (version > 3)
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "unknown distcc protocol version %lu",
 		    (unsigned long)version);
 	req->proto = (int)version;
 	req->kind = BC_RQST_COMPILE;
+	/* Pump: CDIR comes first; the NFIL part after ARGV is left unread
+	 * for bc_proto3_read_files (common/proto3.h). */
+	if (version == 3 && (r = read_cdir(s, lim, &req->cwd, err)) != BC_OK)
+		return r;
 	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
 		return r;
+	if (version == 3)
+		return BC_OK;
 	return src_bulk(s, "DOTI", version == 2 ? BC_COMP_LZO : BC_COMP_NONE,
 	    lim->max_doti, lim->max_wire_body, &req->doti, err);
 }
@@ -391,17 +425,26 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 		    (unsigned long)version, BC_BOLT_VERSION);
 	if ((r = src_hdr(s, "RQST", t, &kind, err)) != BC_OK)
 		return r;
-	if (kind == BC_RQST_HELLO) {
-		req->kind = BC_RQST_HELLO;
+	if (kind == BC_RQST_HELLO || kind == BC_RQST_ZERO) {
+		req->kind = (int)kind;
 		return BC_OK;
 	}
-	if (kind != BC_RQST_COMPILE)
+	if (kind == BC_RQST_LOOKUP) {
+		req->kind = BC_RQST_LOOKUP;
+		return read_hex64(s, "CKEY", &req->key, err);
+	}
+	if (kind != BC_RQST_COMPILE && kind != BC_RQST_PUMP)
 		return bc_seterr(err, BC_ERR_NOTSUP,
 		    "unknown BOLT request kind %lu", (unsigned long)kind);
-	req->kind = BC_RQST_COMPILE;
+	req->kind = (int)kind;
 	if ((r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK)
 		return r;
 	if ((r = read_cdir(s, lim, &req->cwd, err)) != BC_OK)
+		return r;
+	if (kind == BC_RQST_PUMP)	/* manifest: bc_pumpx_read_manifest */
+		return read_argv(s, lim, &req->argv, err);
+	if ((req->flags & BC_FLAG_IDENTITY) &&
+	    (r = read_hex64(s, "CMPI", &req->identity, err)) != BC_OK)
 		return r;
 	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
 		return r;
@@ -559,17 +602,31 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 		    BC_ERR_DENIED;
 		return bc_seterr(err, r, "server refused the job: %s", esc);
 	}
-	want = kind == BC_RQST_HELLO ? "INFO" : "STAT";
+	if (kind == BC_RQST_LOOKUP && strcmp(tok, "MISS") == 0) {
+		if (val != 0)
+			return bc_seterr(err, BC_ERR_PROTO,
+			    "MISS with value %lu", (unsigned long)val);
+		rep->miss = 1;
+		return BC_OK;
+	}
+	want = kind == BC_RQST_HELLO || kind == BC_RQST_ZERO ? "INFO" : "STAT";
 	if (strcmp(tok, want) != 0) {
 		bc_wire_escape(tok, strlen(tok), esc, sizeof esc);
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "expected %s or EROR, got \"%s\"", want, esc);
 	}
-	if (kind == BC_RQST_HELLO)
+	if (kind == BC_RQST_HELLO || kind == BC_RQST_ZERO)
 		return src_string_body(s, "INFO", val, lim->max_msg,
 		    &rep->info, err);
 	rep->status = val;
-	return parse_outputs(s, BC_COMP_ZSTD, 1, lim, rep, err);
+	if (kind == BC_RQST_LOOKUP && val != 0)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "lookup hit with status 0x%lx", (unsigned long)val);
+	if ((r = parse_outputs(s, BC_COMP_ZSTD, 1, lim, rep, err)) != BC_OK ||
+	    kind != BC_RQST_LOOKUP)
+		return r;
+	return src_bulk(s, "DOTD", BC_COMP_ZSTD, BC_MAX_DOTD,
+	    lim->max_wire_body, &rep->dotd, err);
 }
 
 static int
@@ -583,7 +640,8 @@ parse_reply(struct src *s, int proto, int kind,
 	if (proto == 1 || proto == 2)
 		r = parse_dist_reply(s, proto, lim, rep, err);
 	else if (proto == BC_PROTO_BOLT && (kind == BC_RQST_COMPILE ||
-	    kind == BC_RQST_HELLO))
+	    kind == BC_RQST_HELLO || kind == BC_RQST_LOOKUP ||
+	    kind == BC_RQST_ZERO))
 		r = parse_bolt_reply(s, kind, lim, rep, err);
 	else if (proto == 3)
 		r = bc_seterr(err, BC_ERR_NOTSUP,
@@ -771,6 +829,7 @@ static int
 write_request_head(struct bc_buf *out, const struct bc_request *req,
     char *err)
 {
+	uint32_t flags;
 	size_t n;
 	int r;
 
@@ -785,14 +844,22 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 			return r;
 		return put_argv(out, &req->argv, err);
 	}
-	if (req->kind != BC_RQST_COMPILE && req->kind != BC_RQST_HELLO)
+	if (req->kind != BC_RQST_COMPILE && req->kind != BC_RQST_HELLO &&
+	    req->kind != BC_RQST_LOOKUP && req->kind != BC_RQST_ZERO)
 		return bc_seterr(err, BC_ERR_INVAL, "no such request kind %d",
 		    req->kind);
+	if (req->kind == BC_RQST_LOOKUP &&
+	    (req->key == NULL || !bc_hash_is_hex(req->key)))
+		return bc_seterr(err, BC_ERR_INVAL, "lookup needs a cache key");
+	if (req->identity != NULL && !bc_hash_is_hex(req->identity))
+		return bc_seterr(err, BC_ERR_INVAL, "bad compiler identity");
 	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
 	    (r = put_int(out, "RQST", (uint32_t)req->kind, err)) != BC_OK)
 		return r;
-	if (req->kind == BC_RQST_HELLO)
+	if (req->kind == BC_RQST_HELLO || req->kind == BC_RQST_ZERO)
 		return BC_OK;
+	if (req->kind == BC_RQST_LOOKUP)
+		return put_str(out, "CKEY", req->key, BC_HASH_HEXLEN, err);
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(err, BC_ERR_INVAL,
 		    "BOLT compile request needs an absolute working directory");
@@ -801,8 +868,15 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		return bc_seterr(err, BC_ERR_LIMIT,
 		    "working directory is longer than %d bytes",
 		    BC_MAX_PATH_LEN);
-	if ((r = put_int(out, "FLAG", req->flags, err)) != BC_OK ||
+	flags = req->flags & ~(uint32_t)BC_FLAG_IDENTITY;
+	if (req->identity != NULL)
+		flags |= BC_FLAG_IDENTITY;
+	if ((r = put_int(out, "FLAG", flags, err)) != BC_OK ||
 	    (r = put_str(out, "CDIR", req->cwd, n, err)) != BC_OK)
+		return r;
+	if (req->identity != NULL &&
+	    (r = put_str(out, "CMPI", req->identity, BC_HASH_HEXLEN, err))
+	    != BC_OK)
 		return r;
 	return put_argv(out, &req->argv, err);
 }
@@ -860,7 +934,15 @@ write_reply(struct bc_buf *out, const struct bc_request *req,
 		if (req->kind == BC_RQST_HELLO)
 			return write_info(out, rep->info != NULL ? rep->info :
 			    "boltccd " PACKAGE_VERSION, err);
+		if (req->kind == BC_RQST_ZERO)
+			return write_info(out, rep->info != NULL ? rep->info :
+			    "zeroed", err);
 		r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+		if (r == BC_OK && req->kind == BC_RQST_LOOKUP && rep->miss)
+			return put_int(out, "MISS", 0, err);
+		if (req->kind == BC_RQST_LOOKUP && rep->status != 0)
+			return bc_seterr(err, BC_ERR_INVAL,
+			    "a lookup hit has status 0");
 	} else {
 		r = put_int(out, "DONE", (uint32_t)req->proto, err);
 	}
@@ -876,7 +958,10 @@ write_reply(struct bc_buf *out, const struct bc_request *req,
 		r = put_buf(out, "DOTO", comp, &rep->doto, err);
 	if (r != BC_OK || req->proto != BC_PROTO_BOLT)
 		return r;
-	return put_buf(out, "DIAG", comp, &rep->dia, err);
+	r = put_buf(out, "DIAG", comp, &rep->dia, err);
+	if (r != BC_OK || req->kind != BC_RQST_LOOKUP)
+		return r;
+	return put_buf(out, "DOTD", comp, &rep->dotd, err);
 }
 
 int
@@ -886,6 +971,29 @@ bc_proto_write_reply(struct bc_buf *out, const struct bc_request *req,
 	size_t start = bc_buf_len(out);
 
 	return rollback(out, start, write_reply(out, req, rep, err));
+}
+
+int
+bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
+    const void *const z[5], const size_t zn[5], char *err)
+{
+	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", "DIAG",
+	    "DOTD" };
+	size_t start = bc_buf_len(out);
+	int i, n, r;
+
+	if (req->proto != BC_PROTO_BOLT || (req->kind != BC_RQST_COMPILE &&
+	    req->kind != BC_RQST_LOOKUP))
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "precompressed replies are BOLT compile or lookup replies");
+	n = req->kind == BC_RQST_LOOKUP ? 5 : 4;
+	r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	if (r == BC_OK)
+		r = put_int(out, "STAT", 0, err);
+	for (i = 0; i < n && r == BC_OK; i++)
+		r = zn[i] == 0 ? put_int(out, toks[i], 0, err) :
+		    put_str(out, toks[i], z[i], zn[i], err);
+	return rollback(out, start, r);
 }
 
 int

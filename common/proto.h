@@ -7,9 +7,17 @@
  *   request:  BOLT 1, RQST kind
  *             kind 1 (compile): FLAG bits, CDIR cwd, ARGC n, ARGV x n, DOTI
  *             kind 2 (hello):   nothing more
+ *             kind 3 (lookup):  CKEY <64 hex: cache key>
+ *             kind 4 (zero):    nothing more (reset the cache counters)
+ *             kind 5 (pump):    FLAG, CDIR, ARGC, ARGV x n, then the
+ *                               manifest (common/proto3x.h)
+ *             A compile with FLAG_IDENTITY has CMPI <identity hex> after
+ *             CDIR.
  *   reply:    BOLT 1, then either EROR <text> (refused, connection closes)
  *             or for compile: STAT, SERR, SOUT, DOTO, DIAG
  *             or for hello:   INFO <text "boltccd VERSION">
+ *             or for lookup:  MISS 0, or STAT 0, SERR, SOUT, DOTO, DIAG, DOTD
+ *             or for zero:    INFO <text>
  * A stock distccd closes silently on the unknown first token, which is how
  * a probe tells the two apart.
  *
@@ -29,10 +37,18 @@
 enum bc_rqst {
 	BC_RQST_COMPILE = 1,
 	BC_RQST_HELLO = 2,
+	BC_RQST_LOOKUP = 3,	/* cache lookup by key (doc/cache.md) */
+	BC_RQST_ZERO = 4,	/* reset the daemon's cache counters */
+	BC_RQST_PUMP = 5,	/* pump with content-addressed files
+				 * (common/proto3x.h); the reader stops
+				 * after ARGV */
 };
 
 /* FLAG bits of a BOLT compile request. */
 #define BC_FLAG_WANT_DIA 0x1	/* client wants serialized diagnostics */
+#define BC_FLAG_IDENTITY 0x2	/* CMPI (compiler identity) follows CDIR;
+				 * set by the writer iff req->identity */
+#define BC_FLAG_LOOKED_UP 0x4	/* client already asked the cache */
 
 struct bc_request {
 	int proto;		/* 1, 2 or BC_PROTO_BOLT */
@@ -41,6 +57,8 @@ struct bc_request {
 	char *cwd;		/* BOLT CDIR; NULL for protocols 1/2 */
 	struct bc_strv argv;	/* compiler argv as sent */
 	struct bc_buf doti;	/* preprocessed source, uncompressed */
+	char *identity;		/* BOLT CMPI: compiler identity hex, or NULL */
+	char *key;		/* BOLT lookup CKEY (64 hex), or NULL */
 };
 
 struct bc_reply {
@@ -52,6 +70,8 @@ struct bc_reply {
 	struct bc_buf dia;	/* BOLT only */
 	char *info;		/* BOLT hello reply text */
 	char *errmsg;		/* BOLT EROR text */
+	int miss;		/* BOLT lookup: answered MISS */
+	struct bc_buf dotd;	/* BOLT lookup hit: stored .d, may be empty */
 };
 
 void bc_request_init(struct bc_request *req);
@@ -83,6 +103,12 @@ int bc_proto_read_request(struct bc_io *io, struct bc_request *req, char *err);
  * distcc protocols (DOTO empty when status != 0), the BOLT form above. */
 int bc_proto_write_reply(struct bc_buf *out, const struct bc_request *req,
     const struct bc_reply *rep, char *err);
+/* BOLT reply of a successful compile (or lookup hit) whose bodies are
+ * already zstd frames, e.g. from the artifact cache: z[i]/zn[i] are SERR,
+ * SOUT, DOTO, DIAG and, for a lookup, DOTD (zn 0 = empty).  The frames
+ * are sent as they are. */
+int bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
+    const void *const z[5], const size_t zn[5], char *err);
 /* BOLT refusal: "BOLT 1, EROR text". */
 int bc_proto_write_error(struct bc_buf *out, const char *msg, char *err);
 /* BOLT hello reply. */

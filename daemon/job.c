@@ -27,9 +27,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache/key.h"
+#include "cache/store.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/exitcode.h"
+#include "common/hash.h"
 #include "common/io.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -37,6 +40,8 @@
 #include "common/util.h"
 #include "job.h"
 #include "policy.h"
+#include "pump.h"
+#include "pumpx.h"
 #include "stats.h"
 
 #ifndef W_EXITCODE
@@ -373,15 +378,20 @@ struct job {
 	const struct bc_job_conf *conf;
 	const char *peer;
 	int rfd, wfd;
-	int watch_rfd;		/* 0 if rfd is a regular file (EOF means nothing) */
+	int watch_rfd;		/* 1 if rfd is a socket: EOF = client gone */
 	int sig_rd;
 	int64_t t0;
 	int64_t deadline;
 	int slot;		/* held slot byte, -1 none */
 	char *dir;		/* job temp dir */
+	char *pump_root, *pump_cwd;	/* pump: file tree, compile cwd */
 	char compiler[64];
 	char file[128];
 	int64_t rss_kb;
+	struct bc_cache *cache;	/* open for this job, or NULL */
+	char key[BC_HASH_HEXLEN + 1];	/* cache key ("" = none) */
+	char identity[BC_HASH_HEXLEN + 1];
+	int inflight_fd;	/* held in-flight lock on key, -1 none */
 };
 
 static void
@@ -517,7 +527,7 @@ exec_compiler(const struct job *j, const char *path, char *const *argv)
 			(void)signal(s, SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (chdir(j->dir) != 0)
+	if (chdir(j->pump_cwd != NULL ? j->pump_cwd : j->dir) != 0)
 		_exit(BC_EXIT_IO_ERROR);
 	in = open("/dev/null", O_RDONLY);
 	fo = open_out(j->dir, "stdout");
@@ -712,6 +722,12 @@ finish(struct job *j, int outcome, int status, int ret)
 	int64_t ms = bc_now_ms() - j->t0;
 
 	release_slot(j);
+	if (j->cache != NULL) {
+		bc_cache_inflight_release(j->cache, j->key, j->inflight_fd);
+		j->inflight_fd = -1;
+		bc_cache_close(j->cache);
+		j->cache = NULL;
+	}
 	if (outcome != BC_OUT_HELLO)
 		bc_info("client: %s %s exit:%d sig:%d core:%d ret:%d "
 		    "time:%lldms %s %s", j->peer, outcome_name(outcome),
@@ -728,6 +744,316 @@ finish(struct job *j, int outcome, int status, int ret)
 	}
 }
 
+/* ---------------------------------------------------------------------
+ * the artifact cache around a compile (doc/cache.md)
+ */
+
+static int
+cache_open(struct job *j)
+{
+	char e[BC_ERRLEN];
+
+	if (j->cache != NULL)
+		return BC_OK;
+	if (j->conf->cache_dir == NULL)
+		return BC_ERR_NOENT;
+	if (bc_cache_open(j->conf->cache_dir, j->conf->cache_max, &j->cache, e)
+	    != BC_OK) {
+		bc_warn("cache disabled for this job: %s", e);
+		j->cache = NULL;
+		return BC_ERR_IO;
+	}
+	return BC_OK;
+}
+
+/*
+ * Compute this daemon's identity of the compiler at path and the key of
+ * the request.  A client that named another compiler identity is refused
+ * (BC_ERR_DENIED, why set): its compiler differs from ours, so our object
+ * would not be the one it asked for.  Any other problem only leaves the
+ * job uncached (j->key empty).
+ */
+static int
+cache_prepare(struct job *j, const struct bc_request *req, const char *path,
+    char *why)
+{
+	struct bc_cache_key_in in;
+	char e[BC_ERRLEN], *memo;
+	int r;
+
+	j->key[0] = '\0';
+	if (cache_open(j) != BC_OK)
+		return BC_OK;
+	memo = xasprintf("%s/identity", j->conf->cache_dir);
+	(void)bc_mkdir_p(memo, 0700, NULL);
+	r = bc_cache_identity(path, memo, j->identity, e);
+	free(memo);
+	if (r != BC_OK) {
+		bc_warn("cache: no identity for %s: %s", path, e);
+		(void)bc_cache_count(j->cache, "uncacheable:no-identity", 1);
+		return BC_OK;
+	}
+	if (req->identity != NULL && strcmp(req->identity, j->identity) != 0) {
+		(void)bc_cache_count(j->cache, "identity_mismatch", 1);
+		return bc_seterr(why, BC_ERR_DENIED,
+		    "compiler identity mismatch: the client's compiler is "
+		    "%.16s..., this daemon's %s is %.16s...", req->identity,
+		    path, j->identity);
+	}
+	memset(&in, 0, sizeof(in));
+	in.identity = j->identity;
+	in.argv = req->argv.v;
+	in.argc = req->argv.n;
+	in.cdir = req->proto == BC_PROTO_BOLT ? req->cwd : NULL;
+	in.flags = req->proto == BC_PROTO_BOLT ? req->flags : 0;
+	in.doti = bc_buf_data(&req->doti);
+	in.doti_len = bc_buf_len(&req->doti);
+	bc_cache_key(&in, j->key);
+	return BC_OK;
+}
+
+/* Reply with a cached result: BOLT gets the stored frames as they are,
+ * a distcc client gets them expanded and encoded for its protocol. */
+static int
+send_blob(struct job *j, const struct bc_request *req,
+    const struct bc_cache_blob *b, char *why)
+{
+	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
+	char e[BC_ERRLEN];
+	int r;
+
+	if (req->proto == BC_PROTO_BOLT) {
+		const void *z[BC_CACHE_NSECT];
+		int i;
+
+		for (i = 0; i < BC_CACHE_NSECT; i++)
+			z[i] = bc_buf_data(&b->data) + b->off[i];
+		r = bc_proto_write_reply_zstd(&out, req, z, b->zlen, e);
+	} else {
+		struct bc_cache_entry ce;
+		struct bc_reply rep;
+
+		r = bc_cache_blob_expand(b, &ce, e);
+		bc_reply_init(&rep);
+		rep.proto = req->proto;
+		rep.status = 0;
+		bc_buf_move(&rep.serr, &ce.serr);
+		bc_buf_move(&rep.sout, &ce.sout);
+		bc_buf_move(&rep.doto, &ce.obj);
+		bc_buf_move(&rep.dia, &ce.dia);
+		bc_buf_move(&rep.dotd, &ce.dotd);
+		if (r == BC_OK)
+			r = bc_proto_write_reply(&out, req, &rep, e);
+		bc_reply_free(&rep);
+		bc_cache_entry_free(&ce);
+	}
+	if (r == BC_OK)
+		r = write_all(j, &out, e);
+	bc_buf_free(&out);
+	if (r != BC_OK)
+		return bc_seterr(why, r, "sending cached result: %s", e);
+	return BC_OK;
+}
+
+/*
+ * Wait for the in-flight lock on j->key (someone else compiling the same
+ * job) and take it.  BC_OK held; BC_ERR_EOF client gone; another error:
+ * not held (the caller goes on without it).
+ */
+static int
+take_inflight(struct job *j, char *why)
+{
+	char e[BC_ERRLEN];
+	int r;
+
+	for (;;) {
+		r = bc_cache_inflight_try(j->cache, j->key, &j->inflight_fd, e);
+		if (r != BC_ERR_BUSY)
+			return r;
+		if (job_term || bc_now_ms() >= j->deadline)
+			return BC_ERR_TIMEOUT;
+		if (watch_client(j, 10))
+			return bc_seterr(why, BC_ERR_EOF,
+			    "client hung up while an identical job compiled");
+	}
+}
+
+/*
+ * Before compiling: serve a hit.  Returns 1 if the job was answered from
+ * the cache, 0 to compile (holding the in-flight lock when possible),
+ * -1 if the client went away.
+ */
+static int
+cache_before_compile(struct job *j, const struct bc_request *req, char *why)
+{
+	struct bc_cache_blob b;
+	char e[BC_ERRLEN];
+	int count, r;
+
+	if (j->cache == NULL || j->key[0] == '\0')
+		return 0;
+	count = req->proto == BC_PROTO_BOLT &&
+	    (req->flags & BC_FLAG_LOOKED_UP) ? BC_CACHE_COUNT_HITS :
+	    BC_CACHE_COUNT_ALL;
+	bc_cache_blob_init(&b);
+	for (;;) {
+		r = bc_cache_lookup(j->cache, j->key, &b, e);
+		if (r == BC_OK) {
+			bc_cache_inflight_release(j->cache, j->key,
+			    j->inflight_fd);
+			j->inflight_fd = -1;
+			bc_info("client: %s cache hit %.16s %s", j->peer, j->key,
+			    j->file);
+			r = send_blob(j, req, &b, why);
+			/* the client has its answer: now the bookkeeping */
+			bc_cache_touch(j->cache, j->key, count, 1, b.compile_ms);
+			bc_cache_blob_free(&b);
+			return r == BC_OK ? 1 : -1;
+		}
+		if (r == BC_ERR_CORRUPT)
+			bc_warn("cache: corrupt entry %.16s evicted: %s", j->key,
+			    e);
+		if (j->inflight_fd >= 0) {
+			bc_cache_touch(j->cache, j->key, count, 0, 0);
+			return 0;
+		}
+		/* Identical jobs in flight compile once: wait for the
+		 * other one, then look again (counting only a hit). */
+		r = take_inflight(j, why);
+		if (r == BC_ERR_EOF)
+			return -1;
+		if (r != BC_OK) {
+			bc_cache_touch(j->cache, j->key, count, 0, 0);
+			return 0;
+		}
+		if (count == BC_CACHE_COUNT_ALL) {
+			/* the first look was a miss: count it now */
+			bc_cache_touch(j->cache, j->key, count, 0, 0);
+			count = BC_CACHE_COUNT_HITS;
+		}
+	}
+}
+
+/* After a successful compile was replied: store it. */
+static void
+cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
+{
+	struct bc_cache_entry ce;
+	char e[BC_ERRLEN];
+	int64_t t0 = bc_now_ms();
+
+	if (j->cache == NULL || j->key[0] == '\0')
+		return;
+	if (rep->status != 0) {
+		(void)bc_cache_count(j->cache, "uncacheable:compile-error", 1);
+		return;
+	}
+	bc_buf_view(&ce.serr, bc_buf_data(&rep->serr), bc_buf_len(&rep->serr));
+	bc_buf_view(&ce.sout, bc_buf_data(&rep->sout), bc_buf_len(&rep->sout));
+	bc_buf_view(&ce.obj, bc_buf_data(&rep->doto), bc_buf_len(&rep->doto));
+	bc_buf_view(&ce.dia, bc_buf_data(&rep->dia), bc_buf_len(&rep->dia));
+	bc_buf_view(&ce.dotd, NULL, 0);
+	ce.compile_ms = ms;
+	if (bc_cache_put(j->cache, j->key, &ce, e) != BC_OK)
+		bc_warn("cache: storing %.16s failed (the compile itself "
+		    "succeeded): %s", j->key, e);
+	else
+		bc_debug("cache: stored %.16s (%zu object bytes) in %lld ms",
+		    j->key, bc_buf_len(&rep->doto),
+		    (long long)(bc_now_ms() - t0));
+}
+
+/* BOLT lookup: the stored result, or MISS.  Waits for an identical job
+ * that is compiling right now. */
+static int
+serve_lookup(struct job *j, const struct bc_request *req, char *why)
+{
+	struct bc_buf out = BC_BUF_INIT(BC_MAX_MSG + 64);
+	struct bc_cache_blob b;
+	struct bc_reply rep;
+	char e[BC_ERRLEN];
+	int r, waited = 0;
+
+	snprintf(j->compiler, sizeof(j->compiler), "lookup");
+	snprintf(j->file, sizeof(j->file), "%.16s", req->key);
+	bc_cache_blob_init(&b);
+	if (cache_open(j) == BC_OK) {
+		memcpy(j->key, req->key, BC_HASH_HEXLEN + 1);
+		for (;;) {
+			r = bc_cache_lookup(j->cache, j->key, &b, e);
+			if (r == BC_OK) {
+				r = send_blob(j, req, &b, why);
+				bc_cache_touch(j->cache, j->key,
+				    BC_CACHE_COUNT_ALL, 1, b.compile_ms);
+				bc_cache_blob_free(&b);
+				return r == BC_OK ? BC_OUT_OK : BC_OUT_DISCONNECT;
+			}
+			if (r == BC_ERR_CORRUPT)
+				bc_warn("cache: corrupt entry %.16s evicted: %s",
+				    j->key, e);
+			if (waited)
+				break;
+			/* Being compiled right now?  Then wait for it. */
+			r = bc_cache_inflight_try(j->cache, j->key,
+			    &j->inflight_fd, e);
+			if (r == BC_OK) {
+				bc_cache_inflight_release(j->cache, j->key,
+				    j->inflight_fd);
+				j->inflight_fd = -1;
+				break;
+			}
+			if (r != BC_ERR_BUSY)
+				break;
+			r = take_inflight(j, why);
+			if (r == BC_ERR_EOF)
+				return BC_OUT_DISCONNECT;
+			bc_cache_inflight_release(j->cache, j->key,
+			    j->inflight_fd);
+			j->inflight_fd = -1;
+			if (r != BC_OK)
+				break;
+			waited = 1;
+		}
+	}
+	bc_reply_init(&rep);
+	rep.proto = req->proto;
+	rep.miss = 1;
+	r = bc_proto_write_reply(&out, req, &rep, e);
+	bc_reply_free(&rep);
+	if (r == BC_OK)
+		r = write_all(j, &out, e);
+	bc_buf_free(&out);
+	if (j->cache != NULL)
+		bc_cache_touch(j->cache, j->key, BC_CACHE_COUNT_ALL, 0, 0);
+	if (r != BC_OK) {
+		bc_seterr(why, r, "sending MISS: %s", e);
+		return BC_OUT_DISCONNECT;
+	}
+	return BC_OUT_HELLO;	/* a miss is not a job */
+}
+
+/* BOLT zero: reset the cache counters. */
+static int
+serve_zero(struct job *j, const struct bc_request *req)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
+	char e[BC_ERRLEN], why[BC_ERRLEN];
+	int r;
+
+	if (cache_open(j) != BC_OK)
+		r = bc_proto_write_error(&b, "cache disabled", e);
+	else if (bc_cache_zero(j->cache, why) != BC_OK)
+		r = bc_proto_write_error(&b, why, e);
+	else {
+		bc_info("client %s: cache counters zeroed", j->peer);
+		r = bc_proto_write_info(&b, "zeroed", e);
+	}
+	if (r == BC_OK)
+		(void)write_all(j, &b, e);
+	bc_buf_free(&b);
+	return BC_OUT_HELLO;
+}
+
 static int
 serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 {
@@ -739,6 +1065,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	char *path = NULL, *p;
 	const char *name;
 	int r, outcome;
+	int64_t compile_t0, compile_ms = 0;
 	char e[BC_ERRLEN];
 
 	*status = 0;
@@ -773,7 +1100,13 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if ((r = bc_mkdtemp("boltccd_", &j->dir, e)) != BC_OK) {
+	if (!BC_REQ_IS_PUMP(req) && cache_prepare(j, req, path, why) != BC_OK) {
+		free(path);
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	if (j->dir == NULL &&
+	    (r = bc_mkdtemp("boltccd_", &j->dir, e)) != BC_OK) {
 		free(path);
 		bc_seterr(why, r, "%s", e);
 		refuse(j, req, why);
@@ -786,14 +1119,27 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	ro.tmpdir = j->dir;
 	ro.is_clang = bc_policy_is_clang(name);
 	name = bc_basename(name);
-	if (bc_job_plan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
-	    req->argv.v[0] : name, &ro, &plan, why) != BC_OK) {
+	if ((BC_REQ_IS_PUMP(req) ? bc_pump_job_plan(req->argv.v, req->argv.n,
+	    name[0] == '\0' ? req->argv.v[0] : name, j->pump_root, j->dir,
+	    &plan, why) :
+	    bc_job_plan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
+	    req->argv.v[0] : name, &ro, &plan, why)) != BC_OK) {
 		free(path);
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
 	bc_log_escape(plan.orig_src, strlen(plan.orig_src), j->file,
 	    sizeof(j->file));
+	switch (cache_before_compile(j, req, why)) {
+	case 1:
+		outcome = BC_OUT_OK;
+		goto out;
+	case -1:
+		outcome = BC_OUT_DISCONNECT;
+		goto out;
+	default:
+		break;
+	}
 	p = xasprintf("%s/%s", j->dir, plan.src_name);
 	r = bc_write_file_atomic(p, bc_buf_data(&req->doti),
 	    bc_buf_len(&req->doti), 0600, e);
@@ -813,7 +1159,9 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	}
 	send_event(j, BC_EV_SLOT_START, 0, 0);
 	bc_debug("running %s", path);
+	compile_t0 = bc_now_ms();
 	outcome = run_compiler(j, path, plan.argv.v, status, why);
+	compile_ms = bc_now_ms() - compile_t0;
 	release_slot(j);
 	send_event(j, BC_EV_SLOT_END, 0, 0);
 	if (outcome == BC_OUT_DISCONNECT)
@@ -853,10 +1201,14 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		goto out;
 	}
-	r = bc_proto_write_reply(&out, req, &rep, e);
-	bc_reply_free(&rep);
+	r = req->proto == 3 ? bc_pump_write_reply(&out, j->dir, j->pump_root,
+	    &rep, e) : BC_REQ_IS_PUMP(req) ? bc_pumpx_job_reply(&out, j->dir,
+	    j->pump_root, &rep, e) : bc_proto_write_reply(&out, req, &rep, e);
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
+	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+		cache_after_compile(j, &rep, compile_ms);
+	bc_reply_free(&rep);
 	if (r != BC_OK) {
 		bc_seterr(why, r, "sending reply: %s", e);
 		if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
@@ -888,7 +1240,11 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 	j.rfd = rfd;
 	j.wfd = wfd;
 	j.slot = -1;
-	j.watch_rfd = fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode);
+	j.inflight_fd = -1;
+	/* Only a socket's EOF means the client is gone.  On an inetd/ssh
+	 * pipe or a file, EOF may just be a half-close after the request:
+	 * finish the job (bounded by its deadline) and reply. */
+	j.watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
 	j.t0 = bc_now_ms();
 	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
 	why[0] = '\0';
@@ -933,6 +1289,24 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 		finish(&j, outcome, 0, r);
 		goto done;
 	}
+	if (req.proto == 3 && (r = bc_pump_receive(&io, &req, &j.dir,
+	    &j.pump_root, &j.pump_cwd, why)) != BC_OK) {
+		bc_warn("client %s: bad pump request: %s", peer, why);
+		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
+		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
+		goto done;
+	}
+	if (BC_REQ_IS_PUMP(&req) && req.proto == BC_PROTO_BOLT &&
+	    (r = bc_pumpx_receive(&io, &req, conf->cache_dir, &j.dir,
+	    &j.pump_root, &j.pump_cwd, why)) != BC_OK) {
+		/* BOLT pump (daemon/pumpx.c) */
+		bc_warn("client %s: bad BOLT pump request: %s", peer, why);
+		if (r != BC_ERR_EOF && r != BC_ERR_TIMEOUT)
+			refuse(&j, &req, why);
+		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
+		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
+		goto done;
+	}
 	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_HELLO) {
 		struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
 		char *info = xasprintf("boltccd %s", conf->version);
@@ -945,11 +1319,22 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 		finish(&j, BC_OUT_HELLO, 0, 0);
 		goto done;
 	}
+	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_LOOKUP) {
+		outcome = serve_lookup(&j, &req, why);
+		finish(&j, outcome, 0, 0);
+		goto done;
+	}
+	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_ZERO) {
+		finish(&j, serve_zero(&j, &req), 0, 0);
+		goto done;
+	}
 	outcome = serve_compile(&j, &req, &status, why);
 	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
 		bc_warn("client %s: %s: %s", peer, outcome_name(outcome), why);
 	finish(&j, outcome, status, 0);
 done:
+	free(j.pump_root);
+	free(j.pump_cwd);
 	bc_request_free(&req);
 	job_sig_wr = -1;
 	close(sp[0]);

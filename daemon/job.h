@@ -24,6 +24,8 @@ struct bc_job_conf {
 	int request_timeout_ms;	/* to receive the whole request */
 	int job_timeout_ms;	/* whole job incl. waiting for a slot */
 	const char *version;	/* for BOLT hello replies */
+	const char *cache_dir;	/* artifact cache (cache/store.h); NULL = off */
+	uint64_t cache_max;	/* --cache-size in bytes */
 };
 
 /* Inputs of the argv rewrite besides the argv itself. */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/store.h"
 #include "common/err.h"
 #include "common/exitcode.h"
 #include "common/log.h"
@@ -32,6 +33,8 @@ struct opts {
 	int log_stderr;
 	enum bc_log_level level;
 	int allow_given;
+	int no_cache;
+	int cache_check;
 };
 
 typedef int (*opt_fn)(struct opts *o, const char *arg, char *err);
@@ -231,6 +234,108 @@ opt_grace(struct opts *o, const char *a, char *err)
 	    err);
 }
 
+static int
+opt_cache_dir(struct opts *o, const char *a, char *err)
+{
+	if (*a == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "--cache-dir: empty name");
+	free(o->sc->cache_dir);
+	o->sc->cache_dir = xstrdup(a);
+	return BC_OK;
+}
+
+/* SIZE: bytes, or a number with K, M, G or T (powers of 1024). */
+static int
+opt_cache_size(struct opts *o, const char *a, char *err)
+{
+	char num[32];
+	size_t n = strlen(a);
+	unsigned shift = 0;
+	long long v;
+
+	if (n > 0 && n < sizeof(num)) {
+		memcpy(num, a, n + 1);
+		switch (num[n - 1]) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: break;
+		}
+		if (shift != 0)
+			num[n - 1] = '\0';
+		if (bc_parse_int(num, 1, (1LL << 50) >> shift, &v) == BC_OK) {
+			o->sc->cache_size = (uint64_t)v << shift;
+			return BC_OK;
+		}
+	}
+	return bc_seterr(err, BC_ERR_INVAL,
+	    "--cache-size: '%s' is not a size like 500M or 4G", a);
+}
+
+static int
+opt_no_cache(struct opts *o, const char *a, char *err)
+{
+	o->no_cache = 1;
+	return BC_OK;
+}
+
+static int
+opt_cache_check(struct opts *o, const char *a, char *err)
+{
+	o->cache_check = 1;
+	return BC_OK;
+}
+
+/* $XDG_CACHE_HOME/boltccd, ~/.cache/boltccd, or /var/cache/boltccd
+ * for root. */
+static char *
+default_cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (getuid() == 0)
+		return xstrdup("/var/cache/boltccd");
+	if (x != NULL && x[0] == '/')
+		return xasprintf("%s/boltccd", x);
+	if (home != NULL && home[0] == '/')
+		return xasprintf("%s/.cache/boltccd", home);
+	return NULL;
+}
+
+/* --cache-check: verify index and every blob, change nothing. */
+static int
+cache_check(const struct bc_server_conf *sc)
+{
+	struct bc_cache_check chk;
+	struct bc_cache *c;
+	char err[BC_ERRLEN];
+	uint64_t bad;
+
+	if (sc->cache_dir == NULL) {
+		fprintf(stderr, "boltccd: --cache-check: no cache directory\n");
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if (bc_cache_open(sc->cache_dir, sc->cache_size, &c, err) != BC_OK ||
+	    bc_cache_reconcile(c, 0, 1, &chk, err) != BC_OK) {
+		fprintf(stderr, "boltccd: --cache-check: %s\n", err);
+		return BC_EXIT_FAILURE;
+	}
+	bc_cache_close(c);
+	bad = chk.orphan_rows + chk.orphan_blobs + chk.temp_files +
+	    chk.bad_size + chk.corrupt;
+	printf("cache %s: %llu entries, %llu bytes; rows without blob %llu, "
+	    "blobs without row %llu, temp files %llu, bad sizes %llu, "
+	    "corrupt blobs %llu: %s\n", sc->cache_dir,
+	    (unsigned long long)chk.entries, (unsigned long long)chk.bytes,
+	    (unsigned long long)chk.orphan_rows,
+	    (unsigned long long)chk.orphan_blobs,
+	    (unsigned long long)chk.temp_files,
+	    (unsigned long long)chk.bad_size, (unsigned long long)chk.corrupt,
+	    bad == 0 ? "consistent" : "INCONSISTENT");
+	return bad == 0 ? 0 : 1;
+}
+
 static const struct option_def options[] = {
 	{ "--daemon", NULL, opt_daemon,
 	  "fork into the background (writes --pid-file after forking)" },
@@ -264,6 +369,13 @@ static const struct option_def options[] = {
 	  "limit for receiving a whole request (default 120)" },
 	{ "--shutdown-grace", "SEC", opt_grace,
 	  "on SIGTERM wait this long for running jobs (default 30)" },
+	{ "--cache-dir", "DIR", opt_cache_dir,
+	  "artifact cache (default ~/.cache/boltccd; root: /var/cache/boltccd)" },
+	{ "--cache-size", "SIZE", opt_cache_size,
+	  "cache size limit, e.g. 500M, 4G (default 4G; LRU eviction)" },
+	{ "--no-cache", NULL, opt_no_cache, "do not use the artifact cache" },
+	{ "--cache-check", NULL, opt_cache_check,
+	  "verify the cache index and every blob, print a report, exit" },
 	{ "--version", NULL, opt_version, "print the version and exit" },
 	{ "--help", NULL, opt_help, "show this help and exit" },
 	{ NULL, NULL, NULL, NULL }
@@ -400,6 +512,17 @@ main(int argc, char **argv)
 	}
 	if (!o.queue_set)
 		sc.queue = 4 * sc.jobs;
+	if (sc.cache_size == 0)
+		sc.cache_size = BC_CACHE_DEFAULT_SIZE;
+	if (o.no_cache) {
+		free(sc.cache_dir);
+		sc.cache_dir = NULL;
+	} else if (sc.cache_dir == NULL)
+		sc.cache_dir = default_cache_dir();
+	if (o.cache_check) {
+		rc = cache_check(&sc);
+		goto out;
+	}
 	if (sc.stats_port != 0 && sc.stats_port == sc.port) {
 		fprintf(stderr, "boltccd: --stats-port must differ from "
 		    "--port\n");
@@ -466,6 +589,7 @@ out:
 	bc_acl_free(&sc.acl);
 	bc_policy_free(&sc.policy);
 	free(sc.pid_file);
+	free(sc.cache_dir);
 	free(o.log_file);
 	return rc;
 }

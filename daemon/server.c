@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache/store.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/io.h"
@@ -513,6 +514,113 @@ request_complete(const struct stats_conn *c)
 	return c->len == sizeof(c->req);
 }
 
+/* The cache counters live in its index: read them for each page. */
+static void
+refresh_cache_stats(struct server *s)
+{
+	struct bc_cache *c;
+	char e[BC_ERRLEN];
+
+	s->st.cache_on = s->conf->cache_dir != NULL;
+	if (!s->st.cache_on)
+		return;
+	if (bc_cache_open(s->conf->cache_dir, s->conf->cache_size, &c, e)
+	    != BC_OK) {
+		bc_warn("cache stats: %s", e);
+		return;
+	}
+	if (bc_cache_stats(c, &s->st.cache, e) != BC_OK)
+		bc_warn("cache stats: %s", e);
+	bc_cache_close(c);
+}
+
+/* Start-up: make index and blobs agree (a crash may have left either). */
+static void
+reconcile_cache(const struct bc_server_conf *conf)
+{
+	struct bc_cache_check chk;
+	struct bc_cache *c;
+	char e[BC_ERRLEN];
+
+	if (conf->cache_dir == NULL)
+		return;
+	if (bc_cache_open(conf->cache_dir, conf->cache_size, &c, e) != BC_OK) {
+		bc_error("cache: %s", e);
+		return;
+	}
+	if (bc_cache_reconcile(c, 1, 0, &chk, e) != BC_OK)
+		bc_error("cache: reconcile: %s", e);
+	else
+		bc_info("cache %s: %llu entries, %llu bytes (limit %llu); "
+		    "removed %llu rows without blob, %llu blobs without row, "
+		    "%llu temp files, %llu bad sizes; evicted %llu",
+		    conf->cache_dir, (unsigned long long)chk.entries,
+		    (unsigned long long)chk.bytes,
+		    (unsigned long long)conf->cache_size,
+		    (unsigned long long)chk.orphan_rows,
+		    (unsigned long long)chk.orphan_blobs,
+		    (unsigned long long)chk.temp_files,
+		    (unsigned long long)chk.bad_size,
+		    (unsigned long long)chk.evicted);
+	bc_cache_close(c);
+}
+
+/*
+ * A small process that keeps one connection to the cache index open for
+ * the daemon's lifetime.  Workers open and close the index for every job;
+ * without a connection that stays open, each of them would be the first
+ * (rebuilding the WAL index from the whole WAL) and the last (which
+ * checkpoints).  The parent itself never holds a connection across fork,
+ * as sqlite requires.  The keeper exits when the pipe's write end (held
+ * by the parent and its workers) is closed.
+ */
+static int
+start_cache_keeper(const struct bc_server_conf *conf)
+{
+	int p[2];
+	pid_t pid;
+
+	if (conf->cache_dir == NULL || pipe(p) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		struct bc_cache *c = NULL;
+		char e[BC_ERRLEN], tmp[16];
+		struct sigaction sa;
+
+		close(p[1]);
+		close_listeners();
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		sa.sa_handler = SIG_IGN;
+		(void)sigaction(SIGINT, &sa, NULL);
+		(void)sigaction(SIGHUP, &sa, NULL);
+		sa.sa_handler = SIG_DFL;
+		(void)sigaction(SIGTERM, &sa, NULL);
+		(void)sigaction(SIGCHLD, &sa, NULL);
+		srv_sig_wr = -1;
+		if (bc_cache_open(conf->cache_dir, conf->cache_size, &c, e)
+		    != BC_OK)
+			_exit(1);
+		for (;;) {
+			ssize_t n = read(p[0], tmp, sizeof(tmp));
+
+			if (n == 0 || (n < 0 && errno != EINTR))
+				break;
+		}
+		bc_cache_close(c);
+		_exit(0);
+	}
+	close(p[0]);
+	set_cloexec(p[1]);
+	return p[1];
+}
+
 static void
 stats_respond(struct server *s, struct stats_conn *c)
 {
@@ -520,6 +628,7 @@ stats_respond(struct server *s, struct stats_conn *c)
 	int64_t now = bc_now_ms();
 
 	bc_stats_sample_sys(&sys, &s->st, s->tmpdir);
+	refresh_cache_stats(s);
 	if (bc_stats_http_response(&s->st, &sys, s->conf->argv0,
 	    PACKAGE_VERSION, c->req, c->len, now, &c->out) != BC_OK) {
 		stats_close(c);
@@ -632,7 +741,7 @@ bc_server_run(const struct bc_server_conf *conf)
 {
 	struct server s;
 	struct pollfd *pfd;
-	int *pidx, sp[2], ep[2], i, maxfds;
+	int *pidx, sp[2], ep[2], i, maxfds, keeper_fd = -1;
 	char err[BC_ERRLEN];
 	int64_t last_tick;
 
@@ -664,6 +773,10 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.jc.request_timeout_ms = conf->request_timeout_sec * 1000;
 	s.jc.job_timeout_ms = conf->job_timeout_sec * 1000;
 	s.jc.version = PACKAGE_VERSION;
+	s.jc.cache_dir = conf->cache_dir;
+	s.jc.cache_max = conf->cache_size;
+	reconcile_cache(conf);
+	keeper_fd = start_cache_keeper(conf);
 	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
 		bc_error("%s", err);
 		return 1;
@@ -762,6 +875,8 @@ bc_server_run(const struct bc_server_conf *conf)
 	srv_sig_wr = -1;
 	close(ep[0]);
 	close(ep[1]);
+	if (keeper_fd >= 0)
+		close(keeper_fd);
 	free(s.w);
 	free(pfd);
 	free(pidx);
@@ -796,6 +911,8 @@ bc_server_inetd(const struct bc_server_conf *conf)
 	jc.request_timeout_ms = conf->request_timeout_sec * 1000;
 	jc.job_timeout_ms = conf->job_timeout_sec * 1000;
 	jc.version = PACKAGE_VERSION;
+	jc.cache_dir = conf->cache_dir;
+	jc.cache_max = conf->cache_size;
 	/* inetd instances share slots through a per-user lock file */
 	if (t == NULL || *t == '\0')
 		t = "/tmp";

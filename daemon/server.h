@@ -38,6 +38,8 @@ struct bc_server_conf {
 	int job_timeout_sec;
 	int request_timeout_sec;
 	const char *argv0;	/* shown on the stats page */
+	char *cache_dir;	/* artifact cache; NULL = --no-cache */
+	uint64_t cache_size;	/* --cache-size in bytes */
 };
 
 /* Bind every listener (job and stats); BC_OK or BC_ERR_IO with message.

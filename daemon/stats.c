@@ -258,6 +258,55 @@ put_json_str(struct bc_buf *out, const char *s)
 	return r;
 }
 
+/* Hit rate in percent of lookups (0 when there were none). */
+static double
+hit_rate(const struct bc_cache_stats *c)
+{
+	uint64_t n = c->hits + c->misses;
+
+	return n == 0 ? 0.0 : 100.0 * (double)c->hits / (double)n;
+}
+
+/* ,"cache":{...} (or "cache":null with the cache off). */
+static int
+render_cache_json(const struct bc_stats *st, struct bc_buf *out)
+{
+	const struct bc_cache_stats *c = &st->cache;
+	size_t i;
+	int r;
+
+	if (!st->cache_on)
+		return bc_buf_putf(out, ",\"cache\":null");
+	r = bc_buf_putf(out, ",\"cache\":{\"requests\":%llu,\"hits\":%llu,"
+	    "\"misses\":%llu,\"hit_rate\":%.1f,\"stores\":%llu,"
+	    "\"store_errors\":%llu,\"evictions\":%llu,\"corrupt\":%llu,"
+	    "\"identity_mismatch\":%llu,\"time_saved_ms\":%llu,"
+	    "\"entries\":%llu,\"stored_bytes\":%llu,\"max_bytes\":%llu,"
+	    "\"uncacheable\":%llu,\"uncacheable_by_reason\":{",
+	    (unsigned long long)c->requests, (unsigned long long)c->hits,
+	    (unsigned long long)c->misses, hit_rate(c),
+	    (unsigned long long)c->stores,
+	    (unsigned long long)c->store_errors,
+	    (unsigned long long)c->evictions, (unsigned long long)c->corrupt,
+	    (unsigned long long)c->identity_mismatch,
+	    (unsigned long long)c->time_saved_ms,
+	    (unsigned long long)c->entries,
+	    (unsigned long long)c->stored_bytes,
+	    (unsigned long long)c->max_bytes,
+	    (unsigned long long)c->uncacheable);
+	for (i = 0; r == BC_OK && i < c->nreasons; i++) {
+		r = bc_buf_putf(out, "%s", i > 0 ? "," : "");
+		if (r == BC_OK)
+			r = put_json_str(out, c->reasons[i].name);
+		if (r == BC_OK)
+			r = bc_buf_putf(out, ":%llu",
+			    (unsigned long long)c->reasons[i].value);
+	}
+	if (r == BC_OK)
+		r = bc_buf_putf(out, "}}");
+	return r;
+}
+
 int
 bc_stats_render_json(const struct bc_stats *st,
     const struct bc_stats_sys *sys, const char *version, int64_t now_ms,
@@ -316,6 +365,8 @@ bc_stats_render_json(const struct bc_stats *st,
 	if (r == BC_OK)
 		r = put_json_str(out, st->max_rss_name);
 	if (r == BC_OK)
+		r = render_cache_json(st, out);
+	if (r == BC_OK)
 		r = bc_buf_putf(out,
 		    ",\"dcc_io_rate\":-1,\"dcc_free_space_mb\":%lld}\n",
 		    sys->free_mb);
@@ -368,6 +419,57 @@ bc_stats_render_metrics(const struct bc_stats *st,
 	G("free_space_mebibytes", "Free space in TMPDIR.", sys->free_mb);
 	G("uptime_seconds", "Seconds since start.",
 	    (double)(now_ms - st->start_ms) / 1000.0);
+	if (st->cache_on) {
+		const struct bc_cache_stats *c = &st->cache;
+		size_t i;
+
+		C("cache_requests_total", "Cache lookups and checked jobs.",
+		    c->requests);
+		C("cache_hits_total", "Jobs answered from the cache.", c->hits);
+		C("cache_misses_total", "Cache lookups that missed.",
+		    c->misses);
+		C("cache_stores_total", "Results stored.", c->stores);
+		C("cache_store_errors_total",
+		    "Results that could not be stored (compile succeeded).",
+		    c->store_errors);
+		C("cache_evictions_total", "Entries evicted (LRU).",
+		    c->evictions);
+		C("cache_corrupt_total", "Blobs that failed verification.",
+		    c->corrupt);
+		C("cache_identity_mismatch_total",
+		    "Jobs refused: client compiler differs.",
+		    c->identity_mismatch);
+		C("cache_time_saved_seconds_total",
+		    "Original compile time of every hit.",
+		    (double)c->time_saved_ms / 1000.0);
+		G("cache_entries", "Entries in the cache.", c->entries);
+		G("cache_stored_bytes", "Bytes of blobs on disk.",
+		    c->stored_bytes);
+		G("cache_max_bytes", "Cache size limit (--cache-size).",
+		    c->max_bytes);
+		G("cache_hit_ratio", "Hits / (hits + misses).",
+		    hit_rate(c) / 100.0);
+		if (r == BC_OK && c->nreasons > 0)
+			r = bc_buf_putf(out, "# HELP boltccd_cache_uncacheable_"
+			    "total Jobs not stored, by reason.\n# TYPE "
+			    "boltccd_cache_uncacheable_total counter\n");
+		for (i = 0; r == BC_OK && i < c->nreasons; i++) {
+			char esc[96];
+			size_t k, n = 0;
+
+			for (k = 0; c->reasons[i].name[k] != '\0' &&
+			    n + 2 < sizeof(esc); k++) {
+				char ch = c->reasons[i].name[k];
+
+				esc[n++] = (ch == '"' || ch == '\\' ||
+				    ch == '\n') ? '_' : ch;
+			}
+			esc[n] = '\0';
+			r = bc_buf_putf(out, "boltccd_cache_uncacheable_total"
+			    "{reason=\"%s\"} %llu\n", esc,
+			    (unsigned long long)c->reasons[i].value);
+		}
+	}
 #undef C
 #undef G
 	return r;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cache/store.h"
 #include "common/buf.h"
 
 enum bc_event_kind {
@@ -70,6 +71,9 @@ struct bc_stats {
 	/* completions per second, ring indexed by (second % WINDOW) */
 	uint32_t done_ring[BC_STATS_WINDOW];
 	int64_t ring_sec;	/* newest second written into the ring */
+	/* artifact cache counters, refreshed from its index per request */
+	int cache_on;
+	struct bc_cache_stats cache;
 };
 
 /* Host values that the text page shows, sampled at request time. */

@@ -6,7 +6,7 @@
 # Used by setup.sh, tests/run.sh and .ci/run so the list lives in one place.
 
 BC_DEB_PACKAGES="autoconf automake make pkg-config gcc clang python3 \
-libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev check distcc"
+libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check distcc"
 
 bc_missing_deps() {
 	_m=""
@@ -26,9 +26,10 @@ bc_missing_deps() {
 		pkg-config --exists lzo2 || _m="$_m liblzo2-dev"
 		pkg-config --exists libssh2 || _m="$_m libssh2-1-dev"
 		pkg-config --exists sqlite3 || _m="$_m libsqlite3-dev"
+		pkg-config --exists libcrypto || _m="$_m libssl-dev"
 		pkg-config --exists check || _m="$_m check"
 	else
-		_m="$_m pkg-config libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev check"
+		_m="$_m pkg-config libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check"
 	fi
 	echo $_m
 }

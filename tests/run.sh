@@ -88,8 +88,13 @@ report() {
 		_t=${_trs%.trs}
 		case $_res in
 		FAIL|ERROR|XPASS)
-			echo "---- $_name: $_res: ${_t#"$_dir"/} (last 60 lines of its log) ----"
-			tail -n 60 "$_t.log" | sed 's/^/    /'
+			echo "---- $_name: $_res: ${_t#"$_dir"/} ----"
+			# the failed checks first (integration tests print "FAIL ...",
+			# check prints "...:F:..."), then the end of the log
+			grep -E '^FAIL |:[FE]:|TIMEOUT|Sanitizer|runtime error' "$_t.log" |
+				grep -v '^FAIL tests/' | head -n 20 | sed 's/^/  > /'
+			echo "  (last 40 lines of $_t.log)"
+			tail -n 40 "$_t.log" | sed 's/^/    /'
 			;;
 		SKIP)
 			_why=$(grep -m1 'SKIP' "$_t.log" 2>/dev/null)

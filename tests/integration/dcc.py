@@ -7,11 +7,13 @@ the system liblzo2 with ctypes, zstd frames for hostile tests are made by
 hand.
 
 Subcommands (all addresses are 127.0.0.1):
-  freeport [N]                       print N currently free TCP ports
+  freeport [N | --pair]              print N currently free TCP ports, or
+                                     two consecutive ones
   http PORT [PATH]                   GET PATH, print the raw response
   wait-http PORT [SECONDS]           wait until PORT answers HTTP
   wait-port PORT [SECONDS]           wait until PORT accepts a connection
-  stat PORT FIELD                    print a counter from the distccd text page
+  stat PORT FIELD [--above N]        print a counter from the distccd text page
+                                     (with --above: wait up to 3 s for > N)
   build --proto N --doti F [--dist V] [--upper] -- ARGV...
                                      write a distcc request to stdout
   replay PORT FILE [--out F] [--timeout S]
@@ -19,7 +21,9 @@ Subcommands (all addresses are 127.0.0.1):
   check-reply FILE --proto N [--expect-stat S] [--doto F] [--quiet]
                                      parse a distcc reply; exit 1 if invalid
   lzo c|d < in > out                 LZO1X-1 compress / decompress (liblzo2)
-  hostile CASE PORT [--log F]        send one hostile request (see CASES)
+  hostile CASE PORT [--log F]        send one hostile request (`hostile list`)
+  bolt-hello PORT                    send the BOLT probe, print the INFO text
+  blackhole PORT                     a hung host: accept, read, never answer
   inetd FILE [--out F] -- CMD...     run CMD, request on its stdin (kept open
                                      until the reply is read), reply from stdout
   flood PORT N [--hold S]            open N connections at once, hold, close
@@ -226,6 +230,24 @@ def split_http(raw):
 
 # -------------------------------------------------------- subcommands
 def cmd_freeport(args):
+    if args and args[0] == "--pair":
+        # two consecutive free ports (job port, stats port = job port + 1,
+        # the default boltcc assumes for a host's stats)
+        for _ in range(200):
+            a = socket.socket()
+            a.bind((HOST, 0))
+            p = a.getsockname()[1]
+            b = socket.socket()
+            try:
+                b.bind((HOST, p + 1))
+            except OSError:
+                continue
+            finally:
+                a.close()
+                b.close()
+            print("%d %d" % (p, p + 1))
+            return 0
+        die("no free port pair")
     n = int(args[0]) if args else 1
     socks = []
     ports = []
@@ -285,10 +307,26 @@ def stats_text(port):
 
 
 def cmd_stat(args):
-    f = stats_text(args[0])
-    if args[1] not in f:
-        die("field %s not on the stats page of port %s" % (args[1], args[0]))
-    print(f[args[1]])
+    """stat PORT FIELD [--above N] [--wait S]: with --above, poll until the
+    counter exceeds N (a daemon may count a job a moment after the client
+    has its reply) or S seconds (default 3) pass; print the last value."""
+    above = opt(args, "--above")
+    wait = float(opt(args, "--wait", "3"))
+    end = time.time() + wait
+    while True:
+        f = stats_text(args[0])
+        if args[1] not in f:
+            die("field %s not on the stats page of port %s" % (args[1], args[0]))
+        v = f[args[1]]
+        if above is None or time.time() >= end:
+            break
+        try:
+            if int(v) > int(above):
+                break
+        except ValueError:
+            break
+        time.sleep(0.05)
+    print(v)
 
 
 def opt(args, name, default=None, flag=False):
@@ -431,9 +469,40 @@ def bolt_compile(doti_wire, argv=None):
     return out + pstr("DOTI", doti_wire)
 
 
+def zstd_raw(data):
+    """A valid zstd frame holding data in raw blocks, content size declared."""
+    out = struct.pack("<I", 0xFD2FB528) + bytes([0xA0]) + struct.pack("<I", len(data))
+    blk = 128 * 1024
+    chunks = [data[i:i + blk] for i in range(0, len(data), blk)] or [b""]
+    for k, c in enumerate(chunks):
+        last = 1 if k == len(chunks) - 1 else 0
+        out += struct.pack("<I", last | (0 << 1) | (len(c) << 3))[:3] + c
+    return out
+
+
+def bolt_raw(version=1, kind=1, cdir=b"/tmp", argv=None, doti_wire=None):
+    argv = argv if argv is not None else [a.encode() for a in good_argv()]
+    out = pkt("BOLT", version) + pkt("RQST", kind)
+    if kind != 1:
+        return out
+    out += pkt("FLAG", 0) + pstr("CDIR", cdir) + pkt("ARGC", len(argv))
+    for a in argv:
+        out += pstr("ARGV", a)
+    return out + pstr("DOTI", zstd_raw(small_doti()) if doti_wire is None else doti_wire)
+
+
 def hostile_cases():
     p1 = req_with()
     return {
+        "bolt-v2": bolt_raw(version=2),
+        "bolt-kind99": bolt_raw(kind=99),
+        "bolt-cdir-relative": bolt_raw(cdir=b"tmp/x"),
+        "bolt-argv-nul": bolt_raw(argv=[b"gcc", b"-c", b"h.c\x00x", b"-o", b"h.o"]),
+        "bolt-zstd-garbage": bolt_raw(doti_wire=b"\x28\xb5\x2f\xfd" + b"\x00" * 12),
+        "bolt-zstd-lies": bolt_raw(doti_wire=zstd_raw(small_doti())[:-8]),
+        "bolt-cc-refused": bolt_raw(argv=[b"gcc;id", b"-c", b"h.c", b"-o", b"h.o"]),
+        "bolt-argc-huge": pkt("BOLT", 1) + pkt("RQST", 1) + pkt("FLAG", 0) +
+        pstr("CDIR", b"/tmp") + pkt("ARGC", 0xffffffff),
         "trunc-token": b"DIS",
         "trunc-hex": b"DIST0000",
         "trunc-argv": p1[:40],
@@ -548,6 +617,44 @@ def cmd_inetd(args):
     return 0 if rc == 0 else 1
 
 
+def cmd_bolt_hello(args):
+    """bolt-hello PORT: the BOLT probe; prints the INFO text."""
+    rep, how, _ = exchange(args[0], pkt("BOLT", 1) + pkt("RQST", 2), 10)
+    p = Parser(rep)
+    try:
+        p.hdr("BOLT")
+        _, n = p.hdr("INFO")
+        print(p.body(n).decode("utf-8", "replace"))
+        return 0
+    except ValueError as e:
+        print("no INFO reply (%d bytes, %s): %s" % (len(rep), how, e))
+        return 1
+
+
+def cmd_blackhole(args):
+    """blackhole PORT: accept connections, read what comes, never answer
+    (a hung host).  Runs until killed."""
+    import select
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((HOST, int(args[0])))
+    ls.listen(64)
+    conns = []
+    while True:
+        r, _, _ = select.select([ls] + conns, [], [], 1.0)
+        for s in r:
+            if s is ls:
+                c, _ = ls.accept()
+                conns.append(c)
+            else:
+                try:
+                    if not s.recv(65536):
+                        conns.remove(s)
+                        s.close()
+                except OSError:
+                    conns.remove(s)
+
+
 def cmd_flood(args):
     hold = float(opt(args, "--hold", "1"))
     port, n = args[0], int(args[1])
@@ -624,7 +731,8 @@ def main():
         "wait-port": cmd_wait_port,
         "stat": cmd_stat, "build": cmd_build, "replay": cmd_replay,
         "check-reply": cmd_check_reply, "lzo": cmd_lzo, "hostile": cmd_hostile,
-        "flood": cmd_flood, "inetd": cmd_inetd, "trickle": cmd_trickle,
+        "flood": cmd_flood, "inetd": cmd_inetd,
+        "bolt-hello": cmd_bolt_hello, "blackhole": cmd_blackhole, "trickle": cmd_trickle,
     }.get(cmd)
     if fn is None:
         die("unknown command %s" % cmd, 2)

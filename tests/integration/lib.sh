@@ -25,13 +25,23 @@ unset DISTCC_HOSTS BOLTCC_HOSTS DISTCC_DIR BOLTCC_DIR DISTCC_FALLBACK \
       DISTCC_VERBOSE DISTCC_LOG DISTCC_SAVE_TEMPS _DISTCC_SAFEGUARD \
       CCACHE_PREFIX 2>/dev/null || true
 LC_ALL=C
-export LC_ALL
-# Sanitizer builds: make reports land in the logs and keep going on leaks
-# in short-lived children only where the test says so.
-: "${ASAN_OPTIONS:=abort_on_error=0}"
-export ASAN_OPTIONS
-
+# helpers import dcc.py from the source tree: no __pycache__ there
+PYTHONDONTWRITEBYTECODE=1
+export LC_ALL PYTHONDONTWRITEBYTECODE
 T=$(mktemp -d "${TMPDIR:-/tmp}/bc-$TEST_NAME.XXXXXX") || exit 99
+# Every temp file of the programs under test (daemon job dirs, client temp
+# files), including those a SIGKILLed daemon leaves behind, stays in $T.
+# 1777 like /tmp: distccd runs as its own user.
+mkdir "$T/tmp" && chmod 1777 "$T/tmp" && chmod 755 "$T" || exit 99
+TMPDIR="$T/tmp"
+export TMPDIR
+
+# Sanitizer builds (--enable-asan): every report of every boltcc/boltccd
+# process goes to $T/sanitizer.<pid>; finish() fails the test if any
+# appeared, even when the farm hid the crash by falling back.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$T/sanitizer"
+export ASAN_OPTIONS UBSAN_OPTIONS
 _PIDS=""
 _FAILED=0
 _CHECKS=0
@@ -101,6 +111,11 @@ pass() {
 	_CHECKS=$((_CHECKS + 1))
 }
 finish() {
+	for _s in "$T"/sanitizer.*; do
+		[ -f "$_s" ] || continue
+		fail "sanitizer report from pid ${_s##*.}:"
+		head -n 40 "$_s" | sed 's/^/    /'
+	done
 	if [ $_FAILED -ne 0 ]; then
 		for _l in "$T"/*.log; do
 			[ -f "$_l" ] || continue
@@ -129,12 +144,12 @@ freeports() { $DCC freeport "${1:-1}"; }
 # start_boltccd [extra args...]: start a daemon on 127.0.0.1 with a stats
 # port, wait until it answers.  Sets DPORT DSPORT DLOG DPID.
 start_boltccd() {
-	set -- $(freeports 2) "$@"
+	set -- $($DCC freeport --pair) "$@"
 	DPORT=$1; DSPORT=$2; shift 2
 	DLOG="$T/boltccd-$DPORT.log"
 	"$BOLTCCD" --no-detach --listen 127.0.0.1 --port "$DPORT" \
 		--stats-port "$DSPORT" --log-file "$DLOG" --log-level debug \
-		--jobs 2 "$@" >"$DLOG.out" 2>&1 &
+		--cache-dir "$T/cache-$DPORT" --jobs 2 "$@" >"$DLOG.out" 2>&1 &
 	DPID=$!
 	_PIDS="$_PIDS $DPID"
 	if ! $DCC wait-http "$DSPORT" 15; then
@@ -174,6 +189,9 @@ start_distccd() {
 
 # dstat PORT FIELD: a counter from a stats page (distccd field names).
 dstat() { $DCC stat "$1" "$2" 2>/dev/null || echo -1; }
+# dstat_above PORT FIELD N: the counter once it exceeds N (daemons count a
+# job just after replying), or its value after 3 s.
+dstat_above() { $DCC stat "$1" "$2" --above "$3" 2>/dev/null || echo -1; }
 
 # alive PID
 alive() { kill -0 "$1" 2>/dev/null; }
@@ -237,6 +255,14 @@ in_list() {
 		[ "$_v" = "$_x" ] && return 0
 	done
 	return 1
+}
+
+# variant N: write hello_vN.c, hello.c with a string only this case uses,
+# so that its preprocessed text is new and the job is really compiled
+# (boltccd's artifact cache would answer a repeat), and print its name.
+variant() {
+	sed "s/answer %d/answer $1 %d/" "$T/src/hello.c" >"$T/src/hello_v$1.c"
+	echo "hello_v$1.c"
 }
 
 # same_file A B: byte-identical

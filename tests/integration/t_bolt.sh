@@ -9,22 +9,26 @@ write_sources
 start_boltccd || die "cannot start boltccd"
 cd "$T/src" || die "no src"
 
+_n=0
 # compiled_ok: the daemon's successful-job counter
 ok_count() { dstat "$DSPORT" dcc_compile_ok; }
 
-# remote_same LABEL COMPILER ARGS...: compile hello.c locally and through
+# remote_same LABEL COMPILER ARGS...: compile a fresh variant of hello.c
+# (so it is a real compile, not a cache hit) locally and through
 # boltcc (no fallback allowed), check the daemon counted it, compare.
 remote_same() {
 	_label=$1; shift
 	_cc=$1; shift
 	rm -f l.o r.o
-	"$_cc" "$@" -c hello.c -o l.o || { fail "$_label: local compile"; return; }
+	_n=$((_n + 1))
+	_src=$(variant "$_n")
+	"$_cc" "$@" -c "$_src" -o l.o || { fail "$_label: local compile"; return; }
 	_before=$(ok_count)
-	if ! DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" "$_cc" "$@" -c hello.c -o r.o 2>"$T/err.txt"; then
+	if ! DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" "$_cc" "$@" -c "$_src" -o r.o 2>"$T/err.txt"; then
 		fail "$_label: boltcc exited non-zero: $(head -c 400 "$T/err.txt")"
 		return
 	fi
-	_after=$(ok_count)
+	_after=$(dstat_above "$DSPORT" dcc_compile_ok "$_before")
 	check "$_label: daemon compiled it (dcc_compile_ok $_before -> $_after)" \
 		[ "$_after" -gt "$_before" ]
 	check "$_label: object identical to local compile" same_file l.o r.o
@@ -87,6 +91,21 @@ check "bolt warning: exit 0 (got $rc)" [ $rc -eq 0 ]
 check "bolt warning: object written" [ -s w.o ]
 check "bolt warning: warning text shown" grep -q "unused variable" "$T/err.txt"
 
+# The same job again (boltccd may answer from its artifact cache): still
+# counted, still the same object.
+rm -f r2.o
+before=$(ok_count)
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -c "hello_v1.c" -o r2.o 2>"$T/err.txt"
+rc=$?
+gcc -O2 -g0 -c hello_v1.c -o l2.o
+after=$(dstat_above "$DSPORT" dcc_compile_ok "$before")
+check "repeat of a job: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "repeat of a job: served by the daemon (dcc_compile_ok $before -> $after)" [ "$after" -gt "$before" ]
+check "repeat of a job: object identical to local" same_file l2.o r2.o
+if grep -q 'lookup\|cache hit\|HIT' "$DLOG" 2>/dev/null; then
+	note "the daemon log shows artifact-cache lookups"
+fi
+
 log "--- probe (DISTCC_HOSTS=127.0.0.1:$DPORT, fresh state dir)"
 unset BOLTCC_HOSTS
 BOLTCC_DIR=$(new_client_dir)
@@ -102,6 +121,34 @@ if grep -qi 'bolt' "$DLOG" 2>/dev/null; then
 else
 	note "daemon log does not name the protocol; cannot tell BOLT from DIST"
 fi
+
+log "--- a job the daemon refuses (compiler not on its allowlist)"
+# BOLT tells the client why (EROR); the job falls back to a local compile,
+# and, being a refusal of that one job, must not take the host out of use.
+unset DISTCC_HOSTS
+BOLTCC_DIR=$(new_client_dir)
+BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt"
+export BOLTCC_DIR BOLTCC_HOSTS
+mkdir -p "$T/odd"
+ln -s "$(command -v gcc)" "$T/odd/mycc"
+rm -f m.o m2.o
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" "$T/odd/mycc" -c hello.c -o m.o 2>"$T/err.txt"
+rc=$?
+check "refused compiler, DISTCC_FALLBACK=0: exit 116 (got $rc)" [ $rc -eq 116 ]
+check "refused compiler: the daemon's reason reaches the user" grep -q "not allowed" "$T/err.txt"
+sed 's/^/    stderr: /' "$T/err.txt" | head -n 2
+timeout 60 "$BOLTCC" "$T/odd/mycc" -c hello.c -o m2.o 2>"$T/err.txt"
+rc=$?
+check "refused compiler with fallback: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "refused compiler with fallback: object written locally" [ -s m2.o ]
+src=$(variant after-refusal)
+before=$(ok_count)
+DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -c "$src" -o ar.o 2>"$T/err.txt"
+rc=$?
+after=$(dstat_above "$DSPORT" dcc_compile_ok "$before")
+check "after a refused job the host is still used (exit $rc, dcc_compile_ok $before -> $after)" \
+	[ "$after" -gt "$before" ]
+[ $rc -ne 0 ] && sed 's/^/    stderr: /' "$T/err.txt" | head -n 2
 
 check "daemon still alive" alive "$DPID"
 finish

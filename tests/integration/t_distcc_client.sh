@@ -20,13 +20,14 @@ stock_same() {
 	_dd="$T/dd$n"
 	mkdir -p "$_dd"
 	rm -f l.o r.o
-	"$_cc" "$@" -c hello.c -o l.o || { fail "$_label: local compile"; return; }
+	_src=$(variant "$n")
+	"$_cc" "$@" -c "$_src" -o l.o || { fail "$_label: local compile"; return; }
 	_before=$(dstat "$DSPORT" dcc_compile_ok)
 	DISTCC_DIR="$_dd" DISTCC_HOSTS="$_hosts" DISTCC_FALLBACK=0 \
 	DISTCC_VERBOSE=1 DISTCC_LOG="$T/distcc-client-$n.log" \
-		timeout 60 distcc "$_cc" "$@" -c hello.c -o r.o 2>"$T/err.txt"
+		timeout 60 distcc "$_cc" "$@" -c "$_src" -o r.o 2>"$T/err.txt"
 	_rc=$?
-	_after=$(dstat "$DSPORT" dcc_compile_ok)
+	_after=$(dstat_above "$DSPORT" dcc_compile_ok "$_before")
 	check "$_label: distcc exit 0 (got $_rc)" [ $_rc -eq 0 ]
 	check "$_label: boltccd compiled it (dcc_compile_ok $_before -> $_after)" \
 		[ "$_after" -gt "$_before" ]
@@ -63,7 +64,7 @@ rc=$?
 check "distcc proto 2 compile error: exit 1 (got $rc)" [ $rc -eq 1 ]
 check "distcc proto 2 compile error: remote message shown" grep -q "expected ';'" "$T/err.txt"
 check "distcc proto 2 compile error: daemon counted dcc_compile_error" \
-	[ "$(dstat "$DSPORT" dcc_compile_error)" -ge 1 ]
+	[ "$(dstat_above "$DSPORT" dcc_compile_error 0)" -ge 1 ]
 
 check "daemon still alive" alive "$DPID"
 finish

@@ -25,7 +25,7 @@ via() {
 		env BOLTCC_DIR="$_dir" "$_var=$_hosts" DISTCC_FALLBACK=0 \
 			timeout 60 "$BOLTCC" "$_cc" "$@" -c hello.c -o r.o 2>"$T/err.txt"
 		_rc=$?
-		_after=$(dstat "$SSPORT" dcc_compile_ok)
+		_after=$(dstat_above "$SSPORT" dcc_compile_ok "$_before")
 		check "$_label ($_round job): boltcc exit 0 (got $_rc)" [ $_rc -eq 0 ]
 		[ -s "$T/err.txt" ] && sed 's/^/    stderr: /' "$T/err.txt" | head -n 5
 		check "$_label ($_round job): distccd compiled it (dcc_compile_ok $_before -> $_after)" \

@@ -14,6 +14,7 @@ need_tool gcc make
 write_sources
 start_boltccd || die "cannot start boltccd"
 LIVE=$DPORT
+LIVE_SPORT=$DSPORT
 set -- $(freeports 1)
 DEAD=$1
 
@@ -61,7 +62,7 @@ before=$(dstat "$DSPORT" dcc_compile_ok)
 BOLTCC_DIR="$C1" BOLTCC_HOSTS="127.0.0.1:$DEAD,bolt 127.0.0.1:$LIVE,bolt" \
 	timeout 180 make -C "$T/s1" -j4 CC="$BOLTCC gcc" >"$T/make1.log" 2>&1
 rc=$?
-after=$(dstat "$DSPORT" dcc_compile_ok)
+after=$(dstat_above "$DSPORT" dcc_compile_ok "$before")
 check "1: build succeeded (make exit $rc)" [ $rc -eq 0 ]
 [ $rc -ne 0 ] && tail -n 15 "$T/make1.log"
 check "1: program output as expected" sh -c "'$T/s1/calc' | cmp -s - '$T/s1/expected.txt'"
@@ -121,6 +122,38 @@ if stats_json "$C2"; then
 	f=$(json_sum "$T/stats.json" fail)
 	check "2: fallbacks counted in --stats --json (fallback=$b fail=$f)" [ "$b" -gt 0 ]
 fi
+
+log "--- 2b. a hung host (accepts, never answers) first, live boltccd second"
+set -- $(freeports 1)
+HUNG=$1
+$DCC blackhole "$HUNG" &
+_PIDS="$_PIDS $!"
+$DCC wait-port "$HUNG" 10 || fail "2b: blackhole did not start"
+cd "$T/src" || die "no src"
+k=0
+src=$(variant hung$k)
+gcc -O2 -g0 -c "$src" -o hl.o
+for spec in "$HUNG,bolt" "$HUNG,distcc" "$HUNG"; do
+	rm -f hr.o
+	CH=$(new_client_dir)
+	before=$(dstat "$LIVE_SPORT" dcc_compile_ok)
+	t0=$(date +%s)
+	BOLTCC_DIR="$CH" BOLTCC_HOSTS="127.0.0.1:$spec 127.0.0.1:$LIVE,bolt" \
+		DISTCC_IO_TIMEOUT=2 DISTCC_FALLBACK=0 \
+		timeout 60 "$BOLTCC" gcc -O2 -g0 -c "$src" -o hr.o 2>"$T/err2b.txt"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	after=$(dstat_above "$LIVE_SPORT" dcc_compile_ok "$before")
+	check "2b: hung '$spec' then live: exit 0 in ${secs}s (got $rc)" [ $rc -eq 0 ]
+	check "2b: hung '$spec': gave up on it within DISTCC_IO_TIMEOUT (2 s) + slack (${secs}s)" [ "$secs" -le 10 ]
+	check "2b: hung '$spec': the live daemon compiled it ($before -> $after)" [ "$after" -gt "$before" ]
+	check "2b: hung '$spec': object identical to local" same_file hl.o hr.o
+	sed 's/^/    stderr: /' "$T/err2b.txt" | head -n 2
+	# the live daemon's cache would answer a repeat: next round, new source
+	k=$((k + 1))
+	src=$(variant "hung$k")
+	gcc -O2 -g0 -c "$src" -o hl.o
+done
 
 log "--- 3. DISTCC_FALLBACK=0 with only dead hosts"
 cd "$T/src" || die "no src"

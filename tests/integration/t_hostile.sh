@@ -56,12 +56,16 @@ reason_logged() {
 }
 
 good_job "start-up"
+out=$($DCC bolt-hello "$DPORT")
+check "BOLT hello answered with INFO: $out" [ $? -eq 0 ]
 
 for c in trunc-token trunc-hex trunc-argv trunc-doti bad-hex argc-huge \
 	argv-huge doti-huge doti-near4g lzo-garbage lzo-bomb zstd-huge \
 	dist4 dist0 dist3 garbage-http garbage-bin \
 	cc-semicolon cc-binsh cc-dotdot cc-usrlocal cc-sh cc-empty \
-	fplugin specs no-source argc-zero; do
+	fplugin specs no-source argc-zero \
+	bolt-v2 bolt-kind99 bolt-cdir-relative bolt-argv-nul bolt-zstd-garbage bolt-zstd-lies \
+	bolt-cc-refused bolt-argc-huge; do
 	before=$(wc -l <"$DLOG")
 	out=$($DCC hostile "$c" "$DPORT" --timeout 20 2>&1)
 	rc=$?
@@ -104,7 +108,8 @@ set -- $(freeports 1)
 APORT=$1
 ALOG="$T/boltccd-acl.log"
 "$BOLTCCD" --no-detach --listen 127.0.0.1 --port "$APORT" --stats-port 0 \
-	--allow 127.0.0.2/32 --log-file "$ALOG" --log-level debug >"$ALOG.out" 2>&1 &
+	--allow 127.0.0.2/32 --log-file "$ALOG" --log-level debug \
+	--cache-dir "$T/cache-acl" >"$ALOG.out" 2>&1 &
 APID=$!
 _PIDS="$_PIDS $APID"
 if $DCC wait-port "$APORT" 10; then

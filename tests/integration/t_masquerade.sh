@@ -23,12 +23,13 @@ export BOLTCC_DIR BOLTCC_HOSTS
 # masq LABEL NAME REAL
 masq() {
 	_label=$1; _name=$2; _real=$3
-	"$_real" -O2 -g0 -c hello.c -o l.o || { fail "$_label: local compile"; return; }
+	_src=$(variant "$_name")
+	"$_real" -O2 -g0 -c "$_src" -o l.o || { fail "$_label: local compile"; return; }
 	rm -f r.o
 	_before=$(dstat "$DSPORT" dcc_compile_ok)
-	PATH="$T/mbin:$PATH" DISTCC_FALLBACK=0 timeout 60 "$_name" -O2 -g0 -c hello.c -o r.o 2>"$T/err.txt"
+	PATH="$T/mbin:$PATH" DISTCC_FALLBACK=0 timeout 60 "$_name" -O2 -g0 -c "$_src" -o r.o 2>"$T/err.txt"
 	_rc=$?
-	_after=$(dstat "$DSPORT" dcc_compile_ok)
+	_after=$(dstat_above "$DSPORT" dcc_compile_ok "$_before")
 	check "$_label: exit 0 (got $_rc)" [ $_rc -eq 0 ]
 	[ -s "$T/err.txt" ] && sed 's/^/    stderr: /' "$T/err.txt" | head -n 5
 	check "$_label: distributed (dcc_compile_ok $_before -> $_after)" [ "$_after" -gt "$_before" ]

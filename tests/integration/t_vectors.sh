@@ -39,6 +39,15 @@ for v in p1 p2 p2-clang p2-absinc p2-error; do
 	*clang*) command -v clang >/dev/null 2>&1 || { note "no clang: $v not run"; continue; } ;;
 	esac
 	replay "$v" "$proto" "$stat" "$VECTORS/$v-request.bin"
+	# the object Debian's distccd returned for the same request
+	if [ "$stat" = 0 ] && [ -f "$VECTORS/$v-reply.bin" ] &&
+		$DCC check-reply "$VECTORS/$v-reply.bin" --proto "$proto" --doto "$T/$v-distccd.o" --quiet >/dev/null; then
+		if same_file "$T/$v.o" "$T/$v-distccd.o"; then
+			pass "$v: object identical to the one distccd returned in the capture"
+		else
+			note "$v: object differs from the captured distccd one (compiler version $(gcc -dumpfullversion))"
+		fi
+	fi
 done
 
 # Compare with what Debian's distccd answered for the same bytes.

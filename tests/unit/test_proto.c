@@ -372,11 +372,14 @@ START_TEST(golden_p3_request_notsup)
 
 	NEED_VECTORS();
 
+	/* Pump: the head (CDIR, ARGV) is read; NFIL is left for proto3. */
 	load("p3-request.bin", &cap);
 	ck_assert_int_eq(read_request_fd(bc_buf_data(&cap), bc_buf_len(&cap),
-	    NULL, &req, err), BC_ERR_NOTSUP);
-	ck_assert_str_eq(err, "pump mode (protocol 3) not supported yet");
-	ck_assert_uint_eq(req.argv.n, 0);
+	    NULL, &req, err), BC_OK);
+	ck_assert_int_eq(req.proto, 3);
+	ck_assert_str_eq(req.cwd, "/tmp/dccvec/src");
+	ck_assert_uint_eq(req.argv.n, 5);
+	bc_request_free(&req);
 	bc_buf_free(&cap);
 }
 END_TEST
@@ -530,7 +533,6 @@ START_TEST(dist_versions)
 		const char *msg;
 	} cases[] = {
 		{ 0, BC_ERR_PROTO, "protocol version 0 is not supported" },
-		{ 3, BC_ERR_NOTSUP, "pump mode (protocol 3) not supported yet" },
 		{ 4, BC_ERR_PROTO, "unknown distcc protocol version 4" },
 		{ 0xffffffff, BC_ERR_PROTO,
 		    "unknown distcc protocol version 4294967295" },
@@ -1386,10 +1388,11 @@ try_request(const uint8_t *p, size_t n, const struct bc_proto_limits *lim)
 		ck_assert_ptr_null(req.cwd);
 		ck_assert_uint_eq(bc_buf_len(&req.doti), 0);
 		ck_assert(req.proto == 0 || req.proto == 1 ||
-		    req.proto == 2 || req.proto == BC_PROTO_BOLT);
+		    req.proto == 2 || req.proto == 3 ||
+		    req.proto == BC_PROTO_BOLT);
 		return;
 	}
-	ck_assert(req.proto == 1 || req.proto == 2 ||
+	ck_assert(req.proto == 1 || req.proto == 2 || req.proto == 3 ||
 	    req.proto == BC_PROTO_BOLT);
 	if (req.kind == BC_RQST_COMPILE) {
 		ck_assert(req.argv.n >= 1);

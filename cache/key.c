@@ -1,0 +1,367 @@
+/*
+ * key.c - cache key normalization and compiler identity (see key.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/util.h"
+#include "cache/key.h"
+
+#define VERSION_OUT_MAX (64 * 1024)	/* bytes of --version kept */
+#define MEMO_MAX 8192
+
+/* Output-naming options whose value is the next word: dropped with it. */
+static const char *const drop_with_value[] = {
+	"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics", NULL
+};
+/* Output-naming options that stand alone: dropped. */
+static const char *const drop_alone[] = {
+	"-MD", "-MMD", "-MP", "-MG", NULL
+};
+/* Joined forms (-oFILE, -MFFILE...): dropped. */
+static const char *const drop_prefix[] = {
+	"-o", "-MF", "-MT", "-MQ", "-MJ", NULL
+};
+/* Other options whose value is the next word: kept with it, so that the
+ * value is never mistaken for an option we drop (-D -o ...). */
+static const char *const keep_with_value[] = {
+	"-x", "-include", "-imacros", "-idirafter", "-iprefix",
+	"-iwithprefix", "-iwithprefixbefore", "-isystem", "-isystem-after",
+	"-isysroot", "-iquote", "-iframework", "-ivfsoverlay", "-include-pch",
+	"-I", "-D", "-U", "-L", "-A", "-F", "-Xclang", "-Xlinker",
+	"-Xassembler", "-Xpreprocessor", "-Xanalyzer", "-target", "-arch",
+	"--param", "-mllvm", "-T", "-u", "-z", "--sysroot", "-gcc-toolchain",
+	NULL
+};
+
+static int
+in_table(const char *a, const char *const *t)
+{
+	size_t i;
+
+	for (i = 0; t[i] != NULL; i++)
+		if (strcmp(a, t[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+has_table_prefix(const char *a, const char *const *t)
+{
+	size_t i;
+
+	for (i = 0; t[i] != NULL; i++)
+		if (bc_str_has_prefix(a, t[i]) && a[strlen(t[i])] != '\0')
+			return 1;
+	return 0;
+}
+
+/* Walk argv and call fn for every word that is part of the key. */
+static void
+walk_args(char *const *argv, size_t argc,
+    void (*fn)(void *ctx, const char *word), void *ctx)
+{
+	size_t i;
+
+	if (argc == 0)
+		return;
+	fn(ctx, bc_basename(argv[0]));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (in_table(a, drop_with_value)) {
+			i++;
+			continue;
+		}
+		if (in_table(a, drop_alone) || has_table_prefix(a, drop_prefix))
+			continue;
+		fn(ctx, a);
+		if (in_table(a, keep_with_value) && i + 1 < argc)
+			fn(ctx, argv[++i]);
+	}
+}
+
+static void
+push_word(void *ctx, const char *w)
+{
+	bc_strv_push((struct bc_strv *)ctx, w);
+}
+
+void
+bc_cache_key_args(char *const *argv, size_t argc, struct bc_strv *out)
+{
+	walk_args(argv, argc, push_word, out);
+}
+
+int
+bc_cache_key_debug(char *const *argv, size_t argc)
+{
+	int on = 0;
+	size_t i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (in_table(a, keep_with_value) || in_table(a, drop_with_value)) {
+			i++;
+			continue;
+		}
+		if (a[0] != '-' || a[1] != 'g')
+			continue;
+		if (strcmp(a, "-g0") == 0 || strcmp(a, "-ggdb0") == 0 ||
+		    strcmp(a, "-gstabs0") == 0)
+			on = 0;
+		else if (bc_str_has_prefix(a, "-gno-") ||
+		    bc_str_has_prefix(a, "-gz") ||
+		    strcmp(a, "-gcolumn-info") == 0 ||
+		    strcmp(a, "-gsplit-dwarf") == 0 ||
+		    strcmp(a, "-grecord-gcc-switches") == 0 ||
+		    strcmp(a, "-gcc-toolchain") == 0)
+			continue;	/* modifiers: do not enable by themselves */
+		else
+			on = 1;
+	}
+	return on;
+}
+
+struct key_ctx {
+	struct bc_hash *h;
+	size_t n;
+};
+
+static void
+count_word(void *ctx, const char *w)
+{
+	(void)w;
+	((struct key_ctx *)ctx)->n++;
+}
+
+static void
+hash_word(void *ctx, const char *w)
+{
+	bc_hash_update_str(((struct key_ctx *)ctx)->h, w);
+}
+
+void
+bc_cache_key(const struct bc_cache_key_in *in, char out[BC_HASH_HEXLEN + 1])
+{
+	struct bc_hash h;
+	struct key_ctx kc;
+	char num[32];
+
+	bc_hash_init(&h);
+	bc_hash_update_str(&h, "boltcc-cache-key-v1");
+	bc_hash_update_str(&h, in->identity != NULL ? in->identity : "");
+	snprintf(num, sizeof(num), "flags %lu",
+	    (unsigned long)(in->flags & BC_CACHE_KEY_FLAGS_MASK));
+	bc_hash_update_str(&h, num);
+	kc.h = &h;
+	kc.n = 0;
+	walk_args(in->argv, in->argc, count_word, &kc);
+	snprintf(num, sizeof(num), "argc %zu", kc.n);
+	bc_hash_update_str(&h, num);
+	walk_args(in->argv, in->argc, hash_word, &kc);
+	if (bc_cache_key_debug(in->argv, in->argc)) {
+		/* The object names its compilation directory. */
+		if (in->cdir != NULL) {
+			bc_hash_update_str(&h, "cdir");
+			bc_hash_update_str(&h, in->cdir);
+		} else
+			bc_hash_update_str(&h, "cdir-daemon-temp");
+	} else
+		bc_hash_update_str(&h, "nodebug");
+	snprintf(num, sizeof(num), "doti %zu", in->doti_len);
+	bc_hash_update_str(&h, num);
+	bc_hash_update(&h, in->doti, in->doti_len);
+	bc_hash_final_hex(&h, out);
+}
+
+/* ---------------------------------------------------------------------
+ * compiler identity
+ */
+
+/* Run `path --version` and append its stdout+stderr (bounded) and exit
+ * status to the hash. */
+static int
+hash_version(struct bc_hash *h, const char *path, char *err)
+{
+	char buf[4096];
+	size_t total = 0;
+	int p[2], st = 0, dn;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(p) != 0)
+		return bc_seterr(err, BC_ERR_IO, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return bc_seterr(err, BC_ERR_IO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char *const av[] = { (char *)path, (char *)"--version", NULL };
+
+		dn = open("/dev/null", O_RDONLY);
+		if (dn >= 0)
+			(void)dup2(dn, 0);
+		(void)dup2(p[1], 1);
+		(void)dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		(void)setenv("LC_ALL", "C", 1);
+		(void)signal(SIGPIPE, SIG_DFL);
+		execv(path, av);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		n = read(p[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (total < VERSION_OUT_MAX) {
+			size_t k = (size_t)n;
+
+			if (k > VERSION_OUT_MAX - total)
+				k = VERSION_OUT_MAX - total;
+			bc_hash_update(h, buf, k);
+			total += k;
+		}
+	}
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return bc_seterr(err, BC_ERR_COMPILER,
+		    "%s --version failed (status 0x%x)", path, (unsigned)st);
+	snprintf(buf, sizeof(buf), "\nversion-bytes %zu", total);
+	bc_hash_update_str(h, buf);
+	return BC_OK;
+}
+
+static int
+hash_binary(const char *path, char out[BC_HASH_HEXLEN + 1], char *err)
+{
+	struct bc_hash h;
+	uint8_t *buf;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_seterr(err, errno == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
+		    "cannot open %s: %s", path, strerror(errno));
+	buf = xmalloc(1 << 20);
+	bc_hash_init(&h);
+	for (;;) {
+		n = read(fd, buf, 1 << 20);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		bc_hash_update(&h, buf, (size_t)n);
+	}
+	free(buf);
+	close(fd);
+	if (n < 0) {
+		bc_hash_free(&h);
+		return bc_seterr(err, BC_ERR_IO, "reading %s: %s", path,
+		    strerror(errno));
+	}
+	bc_hash_final_hex(&h, out);
+	return BC_OK;
+}
+
+static char *
+memo_stamp(const char *rp, const struct stat *st)
+{
+	return xasprintf("boltcc-identity-memo-v1\n%s\n%llu %llu %llu %lld "
+	    "%lld\n", rp, (unsigned long long)st->st_dev,
+	    (unsigned long long)st->st_ino, (unsigned long long)st->st_size,
+	    (long long)st->st_mtime, (long long)st->st_ctime);
+}
+
+int
+bc_cache_identity(const char *compiler_path, const char *memo_dir,
+    char out[BC_HASH_HEXLEN + 1], char *err)
+{
+	char rp[PATH_MAX], binhex[BC_HASH_HEXLEN + 1];
+	char *memo = NULL, *stamp = NULL;
+	struct bc_hash h;
+	struct stat st;
+	int r;
+
+	out[0] = '\0';
+	if (realpath(compiler_path, rp) == NULL)
+		return bc_seterr(err, BC_ERR_NOENT, "cannot resolve %s: %s",
+		    compiler_path, strerror(errno));
+	if (stat(rp, &st) != 0 || !S_ISREG(st.st_mode))
+		return bc_seterr(err, BC_ERR_NOENT, "%s is not a file", rp);
+	stamp = memo_stamp(rp, &st);
+	if (memo_dir != NULL) {
+		uint8_t d[BC_HASH_LEN];
+		char dh[BC_HASH_HEXLEN + 1];
+		struct bc_buf b;
+
+		bc_hash_bytes(rp, strlen(rp), d);
+		bc_hash_hex(d, sizeof(d), dh);
+		memo = xasprintf("%s/compiler-identity_%.16s", memo_dir, dh);
+		bc_buf_init(&b, MEMO_MAX);
+		if (bc_read_file(memo, MEMO_MAX, &b, NULL) == BC_OK) {
+			size_t sl = strlen(stamp), n = bc_buf_len(&b);
+			const uint8_t *p = bc_buf_data(&b);
+
+			if (n == sl + BC_HASH_HEXLEN + 1 &&
+			    memcmp(p, stamp, sl) == 0 &&
+			    p[n - 1] == '\n') {
+				memcpy(out, p + sl, BC_HASH_HEXLEN);
+				out[BC_HASH_HEXLEN] = '\0';
+				if (bc_hash_is_hex(out)) {
+					bc_buf_free(&b);
+					free(memo);
+					free(stamp);
+					return BC_OK;
+				}
+				out[0] = '\0';
+			}
+		}
+		bc_buf_free(&b);
+	}
+	if ((r = hash_binary(rp, binhex, err)) != BC_OK)
+		goto done;
+	bc_hash_init(&h);
+	bc_hash_update_str(&h, "boltcc-compiler-identity-v1");
+	if ((r = hash_version(&h, rp, err)) != BC_OK) {
+		bc_hash_free(&h);
+		goto done;
+	}
+	bc_hash_update_str(&h, binhex);
+	bc_hash_final_hex(&h, out);
+	if (memo != NULL) {
+		char *text = xasprintf("%s%s\n", stamp, out);
+
+		(void)bc_write_file_atomic(memo, text, strlen(text), 0644,
+		    NULL);
+		free(text);
+	}
+done:
+	free(memo);
+	free(stamp);
+	return r;
+}

@@ -1,0 +1,64 @@
+/*
+ * key.h - cache keys and compiler identities, shared by boltcc (which
+ * asks for a key) and boltccd (which computes the key itself from what it
+ * received before it stores or serves anything).  doc/cache.md lists what
+ * is and is not in the key.
+ *
+ * key = SHA-256 over, in order, each field NUL-terminated:
+ *   "boltcc-cache-key-v1", the compiler identity (hex), the request flags
+ *   that change outputs, the normalized argv (argc, then each word), the
+ *   debug directory marker, and the preprocessed input (length, bytes).
+ *
+ * Normalization (bc_cache_key_args): argv[0] becomes its basename (the
+ * identity covers the binary); -o FILE / -oFILE, -MF/-MT/-MQ/-MJ and
+ * their values, -MD -MMD -MP -MG and --serialize-diagnostics FILE are
+ * dropped (they name outputs; the daemon replaces or removes them too);
+ * every other word stays, in order, values of options that take one
+ * included.
+ */
+#ifndef BC_CACHE_KEY_H
+#define BC_CACHE_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/hash.h"
+#include "common/util.h"
+
+/* Request flags that change what a compile returns (BOLT FLAG bits). */
+#define BC_CACHE_KEY_FLAGS_MASK 0x1u	/* BC_FLAG_WANT_DIA */
+
+struct bc_cache_key_in {
+	const char *identity;	/* compiler identity, hex */
+	char *const *argv;	/* the argv as sent on the wire */
+	size_t argc;
+	/* BOLT CDIR (the daemon maps its temp dir to it in debug info), or
+	 * NULL for a distcc request (no mapping).  Only hashed when the argv
+	 * enables debug info. */
+	const char *cdir;
+	uint32_t flags;		/* request flags; masked with ..._MASK */
+	const void *doti;	/* preprocessed input */
+	size_t doti_len;
+};
+
+/* Append the normalized argv to out. */
+void bc_cache_key_args(char *const *argv, size_t argc, struct bc_strv *out);
+/* 1 if the argv enables debug info (a -g option other than -g0 wins
+ * last), 0 otherwise. */
+int bc_cache_key_debug(char *const *argv, size_t argc);
+/* The key as 64 lowercase hex digits. */
+void bc_cache_key(const struct bc_cache_key_in *in,
+    char out[BC_HASH_HEXLEN + 1]);
+
+/*
+ * Compiler identity: SHA-256 over the output of `COMPILER --version`
+ * (run as its resolved real path, LC_ALL=C) and the SHA-256 of the
+ * resolved binary.  With memo_dir != NULL the result is remembered in
+ * memo_dir/compiler-identity_<hash of path>, valid while the binary's
+ * device, inode, size, mtime and ctime are unchanged.
+ * BC_OK, or BC_ERR_NOENT / BC_ERR_COMPILER / BC_ERR_IO with err.
+ */
+int bc_cache_identity(const char *compiler_path, const char *memo_dir,
+    char out[BC_HASH_HEXLEN + 1], char *err);
+
+#endif

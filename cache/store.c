@@ -1,0 +1,1281 @@
+/*
+ * store.c - blobs, sqlite index, LRU eviction, reconciliation and
+ * counters of the artifact cache (see store.h and doc/cache.md).
+ *
+ * Order of writes, so that a crash (SIGKILL, power loss) at any point
+ * leaves nothing that could be served wrong: the blob goes to a temp file
+ * and is renamed into place, and only then is its row inserted; eviction
+ * deletes rows first and files after the commit.  The worst a crash
+ * leaves is a blob without a row or a row without a blob; both are found
+ * at start-up (bc_cache_reconcile) and on read (a missing blob is a miss,
+ * a bad one is corrupt: removed, counted, never served).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <zstd.h>
+
+#include "common/buf.h"
+#include "common/codec.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/limits.h"
+#include "common/util.h"
+#include "cache/store.h"
+
+#define NSECT 5
+#define BUSY_TIMEOUT_MS 10000
+#define EVICT_BATCH 64
+#define SCHEMA_VERSION 1
+
+static const char magic[4] = { 'B', 'C', 'C', 'E' };
+
+struct bc_cache {
+	char *dir;
+	char *blobdir;
+	char *inflightdir;
+	sqlite3 *db;
+	uint64_t max_bytes;
+};
+
+/* ---------------------------------------------------------------------
+ * entries and blobs
+ */
+
+static const size_t sect_max[NSECT] = {
+	BC_MAX_STDERR, BC_MAX_STDOUT, BC_MAX_OBJECT, BC_MAX_DIA, BC_MAX_DOTD
+};
+
+static struct bc_buf *
+sect(struct bc_cache_entry *e, int i)
+{
+	struct bc_buf *v[NSECT] = { &e->serr, &e->sout, &e->obj, &e->dia,
+	    &e->dotd };
+
+	return v[i];
+}
+
+static const struct bc_buf *
+csect(const struct bc_cache_entry *e, int i)
+{
+	return sect((struct bc_cache_entry *)(uintptr_t)e, i);
+}
+
+void
+bc_cache_entry_init(struct bc_cache_entry *e)
+{
+	int i;
+
+	for (i = 0; i < NSECT; i++)
+		bc_buf_init(sect(e, i), sect_max[i]);
+	e->compile_ms = 0;
+}
+
+void
+bc_cache_entry_free(struct bc_cache_entry *e)
+{
+	int i;
+
+	for (i = 0; i < NSECT; i++)
+		bc_buf_free(sect(e, i));
+	bc_cache_entry_init(e);
+}
+
+void
+bc_cache_blob_init(struct bc_cache_blob *b)
+{
+	bc_buf_init(&b->data, BC_BUF_CEILING);
+	memset(b->size, 0, sizeof(b->size));
+	memset(b->off, 0, sizeof(b->off));
+	memset(b->zlen, 0, sizeof(b->zlen));
+	b->compile_ms = 0;
+	b->created = 0;
+}
+
+void
+bc_cache_blob_free(struct bc_cache_blob *b)
+{
+	bc_buf_free(&b->data);
+	bc_cache_blob_init(b);
+}
+
+int
+bc_cache_blob_encode(const struct bc_cache_entry *e, int level,
+    struct bc_buf *out, char *err)
+{
+	struct bc_buf z[NSECT], hdr;
+	uint8_t sum[BC_HASH_LEN];
+	struct bc_hash h;
+	size_t start = bc_buf_len(out), total = 0;
+	char sub[BC_ERRLEN];
+	int i, r = BC_OK;
+
+	for (i = 0; i < NSECT; i++) {
+		bc_buf_init(&z[i], BC_BUF_CEILING);
+		if (bc_buf_len(csect(e, i)) > sect_max[i])
+			r = bc_seterr(err, BC_ERR_LIMIT,
+			    "cache entry section %d too large", i);
+	}
+	sub[0] = '\0';
+	for (i = 0; i < NSECT && r == BC_OK; i++) {
+		if (bc_buf_len(csect(e, i)) == 0)
+			continue;
+		r = bc_zstd_compress(bc_buf_data(csect(e, i)),
+		    bc_buf_len(csect(e, i)), level, &z[i], sub);
+		if (r != BC_OK)
+			r = bc_seterr(err, r, "encoding cache blob: %s", sub);
+		total += bc_buf_len(&z[i]);
+	}
+	bc_buf_init(&hdr, BC_CACHE_HDR_LEN);
+	if (r == BC_OK) {
+		(void)bc_buf_put(&hdr, magic, sizeof(magic));
+		(void)bc_buf_put_u8(&hdr, BC_CACHE_BLOB_VERSION >> 8);
+		(void)bc_buf_put_u8(&hdr, BC_CACHE_BLOB_VERSION & 0xff);
+		(void)bc_buf_put_u8(&hdr, 2);
+		(void)bc_buf_put_u8(&hdr, NSECT);
+		for (i = 0; i < NSECT; i++)
+			(void)bc_buf_put_u64be(&hdr, bc_buf_len(csect(e, i)));
+		for (i = 0; i < NSECT; i++)
+			(void)bc_buf_put_u64be(&hdr, bc_buf_len(&z[i]));
+		(void)bc_buf_put_u64be(&hdr, (uint64_t)(e->compile_ms > 0 ?
+		    e->compile_ms : 0));
+		r = bc_buf_put_u64be(&hdr, total);
+		if (r != BC_OK || bc_buf_len(&hdr) != BC_CACHE_HDR_LEN)
+			r = bc_seterr(err, BC_ERR_INTERNAL, "cache header size");
+	}
+	if (r == BC_OK) {
+		bc_hash_init(&h);
+		bc_hash_update(&h, bc_buf_data(&hdr), bc_buf_len(&hdr));
+		for (i = 0; i < NSECT; i++)
+			bc_hash_update(&h, bc_buf_data(&z[i]), bc_buf_len(&z[i]));
+		bc_hash_final(&h, sum);
+		r = bc_buf_put(out, bc_buf_data(&hdr), bc_buf_len(&hdr));
+		if (r == BC_OK)
+			r = bc_buf_put(out, sum, sizeof(sum));
+		for (i = 0; i < NSECT && r == BC_OK; i++)
+			r = bc_buf_put(out, bc_buf_data(&z[i]), bc_buf_len(&z[i]));
+		if (r != BC_OK) {
+			if (out->off <= start)
+				out->len = start;
+			r = bc_seterr(err, r, "cache blob too large");
+		}
+	}
+	for (i = 0; i < NSECT; i++)
+		bc_buf_free(&z[i]);
+	bc_buf_free(&hdr);
+	return r;
+}
+
+/* Verify everything but the frames' contents; fills sizes and offsets. */
+static int
+blob_check(const void *p, size_t n, uint64_t size[NSECT], size_t off[NSECT],
+    size_t zlen[NSECT], int64_t *ms_out, char *err)
+{
+	struct bc_buf in;
+	uint64_t zl[NSECT], ms, plen, ztotal = 0;
+	uint8_t m[4], vhi, vlo, comp, nsect, sum[BC_HASH_LEN];
+	struct bc_hash h;
+	size_t pos;
+	int i;
+
+	if (n < BC_CACHE_BLOB_MIN)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "cache blob of %zu bytes is shorter than its header", n);
+	bc_buf_view(&in, p, n);
+	(void)bc_buf_get(&in, m, sizeof(m));
+	(void)bc_buf_get_u8(&in, &vhi);
+	(void)bc_buf_get_u8(&in, &vlo);
+	(void)bc_buf_get_u8(&in, &comp);
+	(void)bc_buf_get_u8(&in, &nsect);
+	if (memcmp(m, magic, sizeof(magic)) != 0)
+		return bc_seterr(err, BC_ERR_CORRUPT, "not a cache blob (magic)");
+	if (((unsigned)vhi << 8 | vlo) != BC_CACHE_BLOB_VERSION)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "cache blob version %u not supported",
+		    (unsigned)vhi << 8 | vlo);
+	if (comp != 2 || nsect != NSECT)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "cache blob: compression %u, %u sections", comp, nsect);
+	for (i = 0; i < NSECT; i++) {
+		(void)bc_buf_get_u64be(&in, &size[i]);
+		if (size[i] > sect_max[i])
+			return bc_seterr(err, BC_ERR_CORRUPT,
+			    "cache blob section %d of %llu bytes exceeds its "
+			    "limit", i, (unsigned long long)size[i]);
+	}
+	for (i = 0; i < NSECT; i++) {
+		(void)bc_buf_get_u64be(&in, &zl[i]);
+		if (zl[i] > n || (zl[i] == 0) != (size[i] == 0))
+			return bc_seterr(err, BC_ERR_CORRUPT,
+			    "cache blob section %d: bad compressed size", i);
+		ztotal += zl[i];
+	}
+	(void)bc_buf_get_u64be(&in, &ms);
+	(void)bc_buf_get_u64be(&in, &plen);
+	if (plen != n - BC_CACHE_BLOB_MIN || ztotal != plen)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "cache blob payload is %zu bytes, header says %llu",
+		    n - BC_CACHE_BLOB_MIN, (unsigned long long)plen);
+	bc_hash_init(&h);
+	bc_hash_update(&h, p, BC_CACHE_HDR_LEN);
+	bc_hash_update(&h, (const uint8_t *)p + BC_CACHE_BLOB_MIN, (size_t)plen);
+	bc_hash_final(&h, sum);
+	if (memcmp(sum, (const uint8_t *)p + BC_CACHE_HDR_LEN, BC_HASH_LEN) != 0)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "cache blob checksum mismatch");
+	pos = BC_CACHE_BLOB_MIN;
+	for (i = 0; i < NSECT; i++) {
+		off[i] = pos;
+		zlen[i] = (size_t)zl[i];
+		if (zl[i] > 0) {
+			const uint8_t *f = (const uint8_t *)p + pos;
+			unsigned long long cs = ZSTD_getFrameContentSize(f,
+			    (size_t)zl[i]);
+			size_t fs = ZSTD_findFrameCompressedSize(f, (size_t)zl[i]);
+
+			if (cs != size[i] || ZSTD_isError(fs) || fs != zl[i])
+				return bc_seterr(err, BC_ERR_CORRUPT,
+				    "cache blob section %d: frame does not "
+				    "match its header", i);
+		}
+		pos += (size_t)zl[i];
+	}
+	*ms_out = (int64_t)(ms > INT64_MAX ? INT64_MAX : ms);
+	return BC_OK;
+}
+
+int
+bc_cache_blob_check(const void *p, size_t n, struct bc_cache_blob *b,
+    char *err)
+{
+	int r;
+
+	bc_cache_blob_free(b);
+	r = blob_check(p, n, b->size, b->off, b->zlen, &b->compile_ms, err);
+	if (r == BC_OK && (r = bc_buf_put(&b->data, p, n)) != BC_OK)
+		r = bc_seterr(err, r, "cache blob: out of memory");
+	if (r != BC_OK)
+		bc_cache_blob_free(b);
+	return r;
+}
+
+static int
+expand(const uint8_t *p, const uint64_t size[NSECT], const size_t off[NSECT],
+    const size_t zlen[NSECT], struct bc_cache_entry *e, char *err)
+{
+	char sub[BC_ERRLEN];
+	int i, r;
+
+	for (i = 0; i < NSECT; i++) {
+		if (zlen[i] == 0)
+			continue;
+		sub[0] = '\0';
+		r = bc_zstd_decompress(p + off[i], zlen[i], (size_t)size[i],
+		    sect(e, i), sub);
+		if (r != BC_OK || bc_buf_len(sect(e, i)) != size[i]) {
+			bc_cache_entry_free(e);
+			if (r == BC_ERR_ALLOC)
+				return bc_seterr(err, r, "out of memory");
+			return bc_seterr(err, BC_ERR_CORRUPT,
+			    "cache blob section %d: %s", i, r != BC_OK ? sub :
+			    "wrong expanded size");
+		}
+	}
+	return BC_OK;
+}
+
+int
+bc_cache_blob_expand(const struct bc_cache_blob *b, struct bc_cache_entry *e,
+    char *err)
+{
+	bc_cache_entry_init(e);
+	e->compile_ms = b->compile_ms;
+	return expand(bc_buf_data(&b->data), b->size, b->off, b->zlen, e, err);
+}
+
+int
+bc_cache_blob_decode(const void *p, size_t n, struct bc_cache_entry *e,
+    char *err)
+{
+	uint64_t size[NSECT];
+	size_t off[NSECT], zlen[NSECT];
+	int64_t ms;
+	int r;
+
+	bc_cache_entry_init(e);
+	if ((r = blob_check(p, n, size, off, zlen, &ms, err)) != BC_OK)
+		return r;
+	e->compile_ms = ms;
+	return expand(p, size, off, zlen, e, err);
+}
+
+/* ---------------------------------------------------------------------
+ * sqlite helpers
+ */
+
+static int
+dberr(struct bc_cache *c, char *err, const char *what)
+{
+	return bc_seterr(err, BC_ERR_IO, "cache index: %s: %s", what,
+	    sqlite3_errmsg(c->db));
+}
+
+static int
+exec(struct bc_cache *c, const char *sql, char *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int r = bc_seterr(err, BC_ERR_IO, "cache index: %s: %s", sql,
+		    msg != NULL ? msg : "error");
+
+		sqlite3_free(msg);
+		return r;
+	}
+	return BC_OK;
+}
+
+static int
+prep(struct bc_cache *c, const char *sql, sqlite3_stmt **st, char *err)
+{
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return dberr(c, err, sql);
+	}
+	return BC_OK;
+}
+
+static int
+begin(struct bc_cache *c, char *err)
+{
+	return exec(c, "BEGIN IMMEDIATE", err);
+}
+
+static int
+commit(struct bc_cache *c, char *err)
+{
+	int r = exec(c, "COMMIT", err);
+
+	if (r != BC_OK)
+		(void)exec(c, "ROLLBACK", NULL);
+	return r;
+}
+
+static void
+rollback(struct bc_cache *c)
+{
+	(void)exec(c, "ROLLBACK", NULL);
+}
+
+/* Add delta to table.name (counters or state). */
+static int
+add_to(struct bc_cache *c, const char *table, const char *name, int64_t delta)
+{
+	char sql[160];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(name,value) VALUES(?1,?2) "
+	    "ON CONFLICT(name) DO UPDATE SET value=value+excluded.value",
+	    table);
+	if (prep(c, sql, &st, NULL) != BC_OK)
+		return BC_ERR_IO;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, delta);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? BC_OK : BC_ERR_IO;
+}
+
+static int64_t
+get_value(struct bc_cache *c, const char *table, const char *name)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name=?1",
+	    table);
+	if (prep(c, sql, &st, NULL) != BC_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int
+set_state(struct bc_cache *c, const char *name, int64_t v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(c, "INSERT OR REPLACE INTO state(name,value) VALUES(?1,?2)",
+	    &st, NULL) != BC_OK)
+		return BC_ERR_IO;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, v);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? BC_OK : BC_ERR_IO;
+}
+
+int
+bc_cache_count(struct bc_cache *c, const char *name, int64_t delta)
+{
+	return add_to(c, "counters", name, delta);
+}
+
+/* ---------------------------------------------------------------------
+ * open / close
+ */
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS entries ("
+    " key TEXT PRIMARY KEY NOT NULL,"
+    " size INTEGER NOT NULL,"		/* blob bytes on disk */
+    " osize INTEGER NOT NULL,"		/* uncompressed bytes */
+    " created INTEGER NOT NULL,"	/* unix seconds */
+    " last_used INTEGER NOT NULL,"	/* unix seconds */
+    " seq INTEGER NOT NULL,"		/* LRU order: larger = more recent */
+    " hits INTEGER NOT NULL DEFAULT 0,"
+    " compile_ms INTEGER NOT NULL DEFAULT 0"
+    ") WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS entries_lru ON entries(seq);"
+    "CREATE TABLE IF NOT EXISTS counters ("
+    " name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS state ("
+    " name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL"
+    ") WITHOUT ROWID;";
+
+int
+bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
+    char *err)
+{
+	struct bc_cache *c;
+	char *path;
+	char e[BC_ERRLEN];
+	sqlite3_stmt *st;
+	int r, uv = 0;
+
+	*out = NULL;
+	if (dir == NULL || dir[0] == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "no cache directory");
+	if ((r = bc_mkdir_p(dir, 0700, e)) != BC_OK)
+		return bc_seterr(err, r, "cache directory: %s", e);
+	c = xcalloc(1, sizeof(*c));
+	c->dir = xstrdup(dir);
+	c->blobdir = xasprintf("%s/blobs", dir);
+	c->inflightdir = xasprintf("%s/inflight", dir);
+	c->max_bytes = max_bytes > 0 ? max_bytes : BC_CACHE_DEFAULT_SIZE;
+	if ((r = bc_mkdir_p(c->blobdir, 0700, e)) != BC_OK ||
+	    (r = bc_mkdir_p(c->inflightdir, 0700, e)) != BC_OK) {
+		bc_cache_close(c);
+		return bc_seterr(err, r, "cache directory: %s", e);
+	}
+	path = xasprintf("%s/index.sqlite", dir);
+	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		r = bc_seterr(err, BC_ERR_IO, "cannot open %s: %s", path,
+		    c->db != NULL ? sqlite3_errmsg(c->db) : "out of memory");
+		free(path);
+		bc_cache_close(c);
+		return r;
+	}
+	free(path);
+	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	/* Keep -wal and -shm after the last connection closes: workers open
+	 * and close the index for every job, and a full disk must not make
+	 * an existing index unreadable. */
+	{
+		int one = 1;
+
+		(void)sqlite3_file_control(c->db, "main",
+		    SQLITE_FCNTL_PERSIST_WAL, &one);
+		/* ... and do not checkpoint (with an fsync) every time a
+		 * worker closes: the automatic checkpoints suffice. */
+		(void)sqlite3_db_config(c->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+		    1, NULL);
+	}
+	if (prep(c, "PRAGMA user_version", &st, err) != BC_OK) {
+		bc_cache_close(c);
+		return BC_ERR_IO;
+	}
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		uv = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW) {
+		r = dberr(c, err, "reading the schema version");
+		bc_cache_close(c);
+		return r;
+	}
+	if (uv > SCHEMA_VERSION) {
+		bc_cache_close(c);
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "cache index schema %d is newer than this boltccd (%d)",
+		    uv, SCHEMA_VERSION);
+	}
+	if (uv < SCHEMA_VERSION) {
+		/* New index: WAL (a setting that persists in the file). */
+		if ((r = exec(c, "PRAGMA journal_mode=WAL", err)) != BC_OK ||
+		    (r = exec(c, schema, err)) != BC_OK ||
+		    (r = exec(c, "PRAGMA user_version=1", err)) != BC_OK) {
+			bc_cache_close(c);
+			return r;
+		}
+	}
+	if ((r = exec(c, "PRAGMA synchronous=NORMAL", err)) != BC_OK) {
+		bc_cache_close(c);
+		return r;
+	}
+	*out = c;
+	return BC_OK;
+}
+
+void
+bc_cache_close(struct bc_cache *c)
+{
+	if (c == NULL)
+		return;
+	if (c->db != NULL)
+		sqlite3_close(c->db);
+	free(c->dir);
+	free(c->blobdir);
+	free(c->inflightdir);
+	free(c);
+}
+
+const char *
+bc_cache_dir(const struct bc_cache *c)
+{
+	return c->dir;
+}
+
+char *
+bc_cache_blob_path(const struct bc_cache *c, const char *key)
+{
+	return xasprintf("%s/%.2s/%.2s/%s", c->blobdir, key, key + 2, key);
+}
+
+/* ---------------------------------------------------------------------
+ * get / put / evict
+ */
+
+/* Delete key's row if it is still the one created at `created`, and its
+ * blob; fix the byte total. */
+static void
+drop_entry(struct bc_cache *c, const char *key, int64_t created,
+    int unlink_blob)
+{
+	sqlite3_stmt *st;
+	int64_t size = -1;
+
+	if (begin(c, NULL) != BC_OK)
+		return;
+	if (prep(c, "SELECT size FROM entries WHERE key=?1 AND created=?2",
+	    &st, NULL) == BC_OK) {
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, created);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			size = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (size >= 0 && prep(c, "DELETE FROM entries WHERE key=?1", &st,
+	    NULL) == BC_OK) {
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+		(void)sqlite3_step(st);
+		sqlite3_finalize(st);
+		(void)add_to(c, "state", "stored_bytes", -size);
+	}
+	if (commit(c, NULL) == BC_OK && size >= 0 && unlink_blob) {
+		char *p = bc_cache_blob_path(c, key);
+
+		(void)unlink(p);
+		free(p);
+	}
+}
+
+static void
+count_miss(struct bc_cache *c, int count, int corrupt)
+{
+	if (count != BC_CACHE_COUNT_ALL && !corrupt)
+		return;
+	if (begin(c, NULL) != BC_OK)
+		return;
+	if (count == BC_CACHE_COUNT_ALL) {
+		(void)add_to(c, "counters", "requests", 1);
+		(void)add_to(c, "counters", "misses", 1);
+	}
+	if (corrupt)
+		(void)add_to(c, "counters", "corrupt", 1);
+	(void)commit(c, NULL);
+}
+
+int
+bc_cache_has(struct bc_cache *c, const char *key)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (prep(c, "SELECT 1 FROM entries WHERE key=?1", &st, NULL) != BC_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+int
+bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
+    char *err)
+{
+	sqlite3_stmt *st;
+	int64_t created = 0, size = 0;
+	struct bc_buf raw;
+	char *path;
+	char sub[BC_ERRLEN];
+	int r, found = 0;
+
+	bc_cache_blob_free(b);
+	if (!bc_hash_is_hex(key))
+		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
+	if (prep(c, "SELECT created, size FROM entries WHERE key=?1", &st,
+	    err) != BC_OK)
+		return BC_ERR_IO;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	if ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		found = 1;
+		created = sqlite3_column_int64(st, 0);
+		size = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return dberr(c, err, "lookup");
+	if (!found)
+		return bc_seterr(err, BC_ERR_NOENT, "not in the cache");
+	path = bc_cache_blob_path(c, key);
+	bc_buf_init(&raw, BC_BUF_CEILING);
+	sub[0] = '\0';
+	r = bc_read_file(path, BC_BUF_CEILING, &raw, sub);
+	free(path);
+	if (r == BC_OK && (int64_t)bc_buf_len(&raw) != size)
+		r = bc_seterr(sub, BC_ERR_CORRUPT,
+		    "blob is %zu bytes, index says %lld", bc_buf_len(&raw),
+		    (long long)size);
+	if (r == BC_OK) {
+		/* take the bytes over instead of copying them */
+		r = blob_check(bc_buf_data(&raw), bc_buf_len(&raw), b->size,
+		    b->off, b->zlen, &b->compile_ms, sub);
+		if (r == BC_OK)
+			bc_buf_move(&b->data, &raw);
+	}
+	bc_buf_free(&raw);
+	if (r == BC_ERR_NOENT) {
+		/* Row without blob (a crash between the two): forget it. */
+		drop_entry(c, key, created, 0);
+		return bc_seterr(err, BC_ERR_NOENT, "blob missing: %s", sub);
+	}
+	if (r != BC_OK) {
+		int corrupt = r == BC_ERR_CORRUPT;
+
+		if (corrupt || r == BC_ERR_IO)
+			drop_entry(c, key, created, 1);
+		if (corrupt)
+			(void)bc_cache_count(c, "corrupt", 1);
+		bc_cache_blob_free(b);
+		return bc_seterr(err, corrupt ? BC_ERR_CORRUPT : r, "%s", sub);
+	}
+	b->created = created;
+	return BC_OK;
+}
+
+void
+bc_cache_touch(struct bc_cache *c, const char *key, int count, int hit,
+    int64_t compile_ms)
+{
+	sqlite3_stmt *st;
+
+	if (!hit) {
+		count_miss(c, count, 0);
+		return;
+	}
+	if (begin(c, NULL) != BC_OK)
+		return;
+	if (prep(c, "UPDATE entries SET last_used=?2, hits=hits+1, "
+	    "seq=(SELECT COALESCE(MAX(seq),0)+1 FROM entries) WHERE key=?1",
+	    &st, NULL) == BC_OK) {
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		(void)sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (count != BC_CACHE_COUNT_NONE) {
+		(void)add_to(c, "counters", "requests", 1);
+		(void)add_to(c, "counters", "hits", 1);
+		(void)add_to(c, "counters", "time_saved_ms", compile_ms);
+	}
+	(void)commit(c, NULL);
+}
+
+int
+bc_cache_get(struct bc_cache *c, const char *key, int count,
+    struct bc_cache_entry *e, char *err)
+{
+	struct bc_cache_blob b;
+	int r;
+
+	bc_cache_entry_init(e);
+	bc_cache_blob_init(&b);
+	r = bc_cache_lookup(c, key, &b, err);
+	if (r == BC_OK)
+		r = bc_cache_blob_expand(&b, e, err);
+	if (r == BC_OK) {
+		bc_cache_touch(c, key, count, 1, e->compile_ms);
+	} else if (r != BC_ERR_INVAL && r != BC_ERR_IO) {
+		bc_cache_touch(c, key, count, 0, 0);
+	}
+	if (r == BC_ERR_CORRUPT && bc_buf_len(&b.data) > 0)
+		drop_entry(c, key, b.created, 1);
+	bc_cache_blob_free(&b);
+	return r;
+}
+
+static int
+write_blob(const char *path, const struct bc_buf *b, char *err)
+{
+	char *dir = xstrdup(path), *tmp, *slash;
+	const uint8_t *p = bc_buf_data(b);
+	size_t left = bc_buf_len(b);
+	char e[BC_ERRLEN];
+	int fd, r;
+
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if ((r = bc_mkdir_p(dir, 0700, e)) != BC_OK) {
+		free(dir);
+		return bc_seterr(err, r, "%s", e);
+	}
+	tmp = xasprintf("%s/.tmp.%s.%ld", dir, slash + 1, (long)getpid());
+	free(dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd < 0) {
+		r = bc_seterr(err, BC_ERR_IO, "cannot create %s: %s", tmp,
+		    strerror(errno));
+		free(tmp);
+		return r;
+	}
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r = bc_seterr(err, BC_ERR_IO, "writing %s: %s", tmp,
+			    w < 0 ? strerror(errno) : "short write");
+			close(fd);
+			(void)unlink(tmp);
+			free(tmp);
+			return r;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		r = bc_seterr(err, BC_ERR_IO, "publishing %s: %s", path,
+		    strerror(errno));
+		(void)unlink(tmp);
+		free(tmp);
+		return r;
+	}
+	free(tmp);
+	return BC_OK;
+}
+
+int
+bc_cache_put(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, char *err)
+{
+	struct bc_buf blob;
+	sqlite3_stmt *st;
+	char *path;
+	int64_t now = (int64_t)time(NULL), old = 0, osize = 0;
+	int r, i, rc;
+
+	if (!bc_hash_is_hex(key))
+		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
+	for (i = 0; i < NSECT; i++)
+		osize += (int64_t)bc_buf_len(csect(e, i));
+	bc_buf_init(&blob, BC_BUF_CEILING);
+	if ((r = bc_cache_blob_encode(e, 1, &blob, err)) != BC_OK) {
+		bc_buf_free(&blob);
+		(void)bc_cache_count(c, "store_errors", 1);
+		return r;
+	}
+	path = bc_cache_blob_path(c, key);
+	r = write_blob(path, &blob, err);
+	if (r != BC_OK) {
+		free(path);
+		bc_buf_free(&blob);
+		(void)bc_cache_count(c, "store_errors", 1);
+		return r;
+	}
+	if ((r = begin(c, err)) != BC_OK)
+		goto fail;
+	if (prep(c, "SELECT size FROM entries WHERE key=?1", &st, err)
+	    != BC_OK) {
+		r = BC_ERR_IO;
+		rollback(c);
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		old = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (prep(c, "INSERT OR REPLACE INTO entries(key,size,osize,created,"
+	    "last_used,seq,hits,compile_ms) VALUES(?1,?2,?3,?4,?4,"
+	    "(SELECT COALESCE(MAX(seq),0)+1 FROM entries),0,?5)", &st, err)
+	    != BC_OK) {
+		r = BC_ERR_IO;
+		rollback(c);
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (int64_t)bc_buf_len(&blob));
+	sqlite3_bind_int64(st, 3, osize);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_int64(st, 5, e->compile_ms);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE ||
+	    add_to(c, "state", "stored_bytes",
+	    (int64_t)bc_buf_len(&blob) - old) != BC_OK ||
+	    add_to(c, "counters", "stores", 1) != BC_OK) {
+		r = dberr(c, err, "insert");
+		rollback(c);
+		goto fail;
+	}
+	if ((r = commit(c, err)) != BC_OK)
+		goto fail;
+	free(path);
+	bc_buf_free(&blob);
+	if ((uint64_t)get_value(c, "state", "stored_bytes") > c->max_bytes)
+		(void)bc_cache_evict(c, c->max_bytes, NULL, NULL);
+	return BC_OK;
+fail:
+	/* The row was not written: take the blob away again. */
+	(void)unlink(path);
+	free(path);
+	bc_buf_free(&blob);
+	(void)bc_cache_count(c, "store_errors", 1);
+	return r;
+}
+
+int
+bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
+    char *err)
+{
+	struct bc_strv gone = BC_STRV_INIT;
+	uint64_t n_total = 0;
+	size_t i;
+	int r = BC_OK;
+
+	if (evicted != NULL)
+		*evicted = 0;
+	for (;;) {
+		sqlite3_stmt *st, *del;
+		int64_t total;
+		int n = 0, rows = 0;
+
+		if ((r = begin(c, err)) != BC_OK)
+			break;
+		total = get_value(c, "state", "stored_bytes");
+		if (total <= (int64_t)max_bytes) {
+			(void)commit(c, NULL);
+			break;
+		}
+		if (prep(c, "SELECT key, size FROM entries ORDER BY seq "
+		    "LIMIT 64", &st, err) != BC_OK ||
+		    prep(c, "DELETE FROM entries WHERE key=?1", &del, err)
+		    != BC_OK) {
+			rollback(c);
+			r = BC_ERR_IO;
+			break;
+		}
+		while (total > (int64_t)max_bytes &&
+		    sqlite3_step(st) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(st, 0);
+
+			rows++;
+			if (k == NULL)
+				continue;
+			sqlite3_bind_text(del, 1, k, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(del) == SQLITE_DONE) {
+				total -= sqlite3_column_int64(st, 1);
+				bc_strv_push(&gone, k);
+				n++;
+			}
+			sqlite3_reset(del);
+		}
+		sqlite3_finalize(st);
+		sqlite3_finalize(del);
+		if (rows == 0)
+			total = 0;	/* nothing left: the total was stale */
+		if (set_state(c, "stored_bytes", total < 0 ? 0 : total) != BC_OK
+		    || add_to(c, "counters", "evictions", n) != BC_OK) {
+			rollback(c);
+			r = dberr(c, err, "evict");
+			break;
+		}
+		if ((r = commit(c, err)) != BC_OK)
+			break;
+		for (i = 0; i < gone.n; i++) {
+			char *p = bc_cache_blob_path(c, gone.v[i]);
+
+			(void)unlink(p);
+			free(p);
+		}
+		n_total += gone.n;
+		bc_strv_free(&gone);
+		if (rows == 0)
+			break;
+	}
+	bc_strv_free(&gone);
+	if (evicted != NULL)
+		*evicted = n_total;
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * reconcile
+ */
+
+static int
+is_hex2(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[2] == '\0';
+}
+
+static void
+delete_row(struct bc_cache *c, const char *key)
+{
+	sqlite3_stmt *st;
+
+	if (prep(c, "DELETE FROM entries WHERE key=?1", &st, NULL) != BC_OK)
+		return;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	(void)sqlite3_step(st);
+	sqlite3_finalize(st);
+}
+
+/* Files under blobs/: leftovers and blobs without rows. */
+static void
+scan_blobs(struct bc_cache *c, int repair, struct bc_cache_check *out)
+{
+	DIR *d1, *d2, *d3;
+	struct dirent *a, *b, *f;
+
+	if ((d1 = opendir(c->blobdir)) == NULL)
+		return;
+	while ((a = readdir(d1)) != NULL) {
+		char *p1;
+
+		if (!is_hex2(a->d_name))
+			continue;
+		p1 = xasprintf("%s/%s", c->blobdir, a->d_name);
+		if ((d2 = opendir(p1)) == NULL) {
+			free(p1);
+			continue;
+		}
+		while ((b = readdir(d2)) != NULL) {
+			char *p2;
+
+			if (!is_hex2(b->d_name))
+				continue;
+			p2 = xasprintf("%s/%s", p1, b->d_name);
+			if ((d3 = opendir(p2)) == NULL) {
+				free(p2);
+				continue;
+			}
+			while ((f = readdir(d3)) != NULL) {
+				const char *n = f->d_name;
+				char *fp;
+				int bad = 0;
+
+				if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+					continue;
+				if (bc_str_has_prefix(n, ".tmp.")) {
+					out->temp_files++;
+					bad = 1;
+				} else if (!bc_hash_is_hex(n) ||
+				    strncmp(n, a->d_name, 2) != 0 ||
+				    strncmp(n + 2, b->d_name, 2) != 0 ||
+				    !bc_cache_has(c, n)) {
+					out->orphan_blobs++;
+					bad = 1;
+				}
+				if (bad && repair) {
+					fp = xasprintf("%s/%s", p2, n);
+					(void)unlink(fp);
+					free(fp);
+				}
+			}
+			closedir(d3);
+			free(p2);
+		}
+		closedir(d2);
+		free(p1);
+	}
+	closedir(d1);
+}
+
+int
+bc_cache_reconcile(struct bc_cache *c, int repair, int verify,
+    struct bc_cache_check *out, char *err)
+{
+	struct bc_strv keys = BC_STRV_INIT;
+	struct bc_strv sizes = BC_STRV_INIT;
+	sqlite3_stmt *st;
+	size_t i;
+	int r = BC_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (prep(c, "SELECT key, size FROM entries", &st, err) != BC_OK)
+		return BC_ERR_IO;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		char num[32];
+
+		snprintf(num, sizeof(num), "%lld",
+		    (long long)sqlite3_column_int64(st, 1));
+		bc_strv_push(&keys, k != NULL ? k : "");
+		bc_strv_push(&sizes, num);
+	}
+	sqlite3_finalize(st);
+	if (repair && (r = begin(c, err)) != BC_OK)
+		goto out;
+	for (i = 0; i < keys.n; i++) {
+		const char *k = keys.v[i];
+		long long size = 0;
+		struct stat sb;
+		char *p;
+		int drop = 0, unl = 0;
+
+		(void)bc_parse_int(sizes.v[i], 0, 1LL << 62, &size);
+		if (!bc_hash_is_hex(k)) {
+			out->orphan_rows++;
+			if (repair)
+				delete_row(c, k);
+			continue;
+		}
+		p = bc_cache_blob_path(c, k);
+		if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			out->orphan_rows++;
+			drop = 1;
+		} else if ((long long)sb.st_size != size) {
+			out->bad_size++;
+			drop = unl = 1;
+		} else if (verify) {
+			struct bc_buf b;
+			struct bc_cache_entry e;
+
+			bc_buf_init(&b, BC_BUF_CEILING);
+			if (bc_read_file(p, BC_BUF_CEILING, &b, NULL) != BC_OK ||
+			    bc_cache_blob_decode(bc_buf_data(&b), bc_buf_len(&b),
+			    &e, NULL) != BC_OK) {
+				out->corrupt++;
+				drop = unl = 1;
+			}
+			bc_cache_entry_free(&e);
+			bc_buf_free(&b);
+		}
+		if (!drop) {
+			out->entries++;
+			out->bytes += (uint64_t)size;
+		} else if (repair) {
+			delete_row(c, k);
+			if (unl)
+				(void)unlink(p);
+		}
+		free(p);
+	}
+	if (repair) {
+		if (out->corrupt > 0)
+			(void)add_to(c, "counters", "corrupt",
+			    (int64_t)out->corrupt);
+		if (set_state(c, "stored_bytes", (int64_t)out->bytes) != BC_OK) {
+			rollback(c);
+			r = dberr(c, err, "reconcile");
+			goto out;
+		}
+		if ((r = commit(c, err)) != BC_OK)
+			goto out;
+	}
+	scan_blobs(c, repair, out);
+	if (repair)
+		r = bc_cache_evict(c, c->max_bytes, &out->evicted, err);
+	if (r == BC_OK && out->evicted > 0) {
+		out->entries -= out->evicted < out->entries ? out->evicted :
+		    out->entries;
+		out->bytes = (uint64_t)get_value(c, "state", "stored_bytes");
+	}
+out:
+	bc_strv_free(&keys);
+	bc_strv_free(&sizes);
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * counters
+ */
+
+int
+bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} known[] = {
+#define F(n) { #n, offsetof(struct bc_cache_stats, n) }
+		F(requests), F(hits), F(misses), F(stores), F(store_errors),
+		F(evictions), F(corrupt), F(identity_mismatch),
+		F(time_saved_ms),
+#undef F
+	};
+	sqlite3_stmt *st;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->max_bytes = c->max_bytes;
+	if (prep(c, "SELECT name, value FROM counters ORDER BY name", &st,
+	    err) != BC_OK)
+		return BC_ERR_IO;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		int64_t v = sqlite3_column_int64(st, 1);
+		uint64_t uv = v > 0 ? (uint64_t)v : 0;
+
+		if (n == NULL)
+			continue;
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strcmp(n, known[i].name) == 0) {
+				*(uint64_t *)(void *)((char *)out +
+				    known[i].off) = uv;
+				break;
+			}
+		if (bc_str_has_prefix(n, "uncacheable:")) {
+			out->uncacheable += uv;
+			if (out->nreasons < BC_CACHE_MAX_REASONS) {
+				snprintf(out->reasons[out->nreasons].name,
+				    sizeof(out->reasons[0].name), "%s",
+				    n + strlen("uncacheable:"));
+				out->reasons[out->nreasons].value = uv;
+				out->nreasons++;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (prep(c, "SELECT COUNT(*) FROM entries", &st, err) != BC_OK)
+		return BC_ERR_IO;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		out->entries = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	{
+		int64_t b = get_value(c, "state", "stored_bytes");
+
+		out->stored_bytes = b > 0 ? (uint64_t)b : 0;
+	}
+	return BC_OK;
+}
+
+int
+bc_cache_zero(struct bc_cache *c, char *err)
+{
+	return exec(c, "DELETE FROM counters", err);
+}
+
+/* ---------------------------------------------------------------------
+ * in-flight locks
+ */
+
+int
+bc_cache_inflight_try(struct bc_cache *c, const char *key, int *fd_out,
+    char *err)
+{
+	char *p;
+	int tries;
+
+	*fd_out = -1;
+	if (!bc_hash_is_hex(key))
+		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
+	p = xasprintf("%s/%s", c->inflightdir, key);
+	for (tries = 0; tries < 8; tries++) {
+		struct flock fl;
+		struct stat a, b;
+		int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+
+		if (fd < 0) {
+			int r = bc_seterr(err, BC_ERR_IO, "cannot open %s: %s",
+			    p, strerror(errno));
+
+			free(p);
+			return r;
+		}
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		if (fcntl(fd, F_SETLK, &fl) != 0) {
+			close(fd);
+			free(p);
+			if (errno == EACCES || errno == EAGAIN)
+				return BC_ERR_BUSY;
+			return bc_seterr(err, BC_ERR_IO, "lock: %s",
+			    strerror(errno));
+		}
+		/* The holder unlinks before it unlocks: make sure the file
+		 * we locked is still the one with this name. */
+		if (fstat(fd, &a) == 0 && stat(p, &b) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
+			free(p);
+			*fd_out = fd;
+			return BC_OK;
+		}
+		close(fd);
+	}
+	free(p);
+	return BC_ERR_BUSY;
+}
+
+void
+bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd)
+{
+	char *p;
+
+	if (fd < 0)
+		return;
+	p = xasprintf("%s/%s", c->inflightdir, key);
+	(void)unlink(p);
+	free(p);
+	close(fd);
+}

@@ -1,0 +1,198 @@
+/*
+ * store.h - the daemon's artifact cache: zstd blobs on disk, an sqlite3
+ * index (WAL mode) with exact LRU eviction, start-up reconciliation, and
+ * counters that persist across restarts.  See doc/cache.md.
+ *
+ * Layout under the cache dir:
+ *   index.sqlite (+ -wal, -shm)   entries, counters
+ *   blobs/ab/cd/<key>             one blob per entry (key = 64 hex digits)
+ *   inflight/<key>                fcntl lock while a key is being compiled
+ *   identity/                     compiler identity memos (key.h)
+ *
+ * Blob grammar (all integers big-endian):
+ *   blob     = header checksum payload
+ *   header   = magic "BCCE" | version u16 (1) | comp u8 (2 = zstd) |
+ *              nsect u8 (5) | size u64 x 5 (stderr, stdout, object, dia,
+ *              dotd; uncompressed) | zlen u64 x 5 (compressed) |
+ *              compile_ms u64 | payload_len u64 (= sum of zlen)
+ *   checksum = SHA-256 over header || payload (32 bytes)
+ *   payload  = for each section in that order: nothing if its size is 0
+ *              (then zlen is 0), else one zstd frame of zlen bytes that
+ *              declares its content size = size
+ * A reader checks every size against its limit (limits.h) before it
+ * allocates, the checksum, and that each frame spans exactly zlen bytes
+ * and declares exactly its size; a full decode also expands each frame
+ * and checks the result.  Any mismatch is BC_ERR_CORRUPT.  Frames per
+ * section let a hit go out on the BOLT wire as stored, without
+ * decompressing and compressing again.
+ *
+ * A blob is written to a temp file in its directory and renamed; only
+ * then is its index row inserted.  A handle (struct bc_cache) holds one
+ * sqlite connection: open one per process, never share across fork().
+ */
+#ifndef BC_CACHE_STORE_H
+#define BC_CACHE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/hash.h"
+
+#define BC_CACHE_BLOB_VERSION 1
+#define BC_CACHE_HDR_LEN 104
+#define BC_CACHE_NSECT 5
+#define BC_CACHE_BLOB_MIN (BC_CACHE_HDR_LEN + BC_HASH_LEN)
+#define BC_CACHE_DEFAULT_SIZE ((uint64_t)4 << 30)
+#define BC_CACHE_MAX_REASONS 16
+
+/* What a hit must reproduce. */
+struct bc_cache_entry {
+	struct bc_buf serr;
+	struct bc_buf sout;
+	struct bc_buf obj;
+	struct bc_buf dia;
+	struct bc_buf dotd;
+	int64_t compile_ms;	/* how long the original compile took */
+};
+
+void bc_cache_entry_init(struct bc_cache_entry *e);
+void bc_cache_entry_free(struct bc_cache_entry *e);
+
+/* A verified blob as stored: the compressed frame of each section. */
+struct bc_cache_blob {
+	struct bc_buf data;		/* the whole blob */
+	uint64_t size[BC_CACHE_NSECT];	/* uncompressed sizes */
+	size_t off[BC_CACHE_NSECT];	/* each frame in data (zlen 0: none) */
+	size_t zlen[BC_CACHE_NSECT];
+	int64_t compile_ms;
+	int64_t created;		/* the index row's (for touch/drop) */
+};
+
+void bc_cache_blob_init(struct bc_cache_blob *b);
+void bc_cache_blob_free(struct bc_cache_blob *b);
+/* Verify a blob (structure, checksum, frame sizes) without expanding;
+ * b is filled on BC_OK (data copied). */
+int bc_cache_blob_check(const void *p, size_t n, struct bc_cache_blob *b,
+    char *err);
+
+/* Encode an entry as a blob (appended to out); level = zstd level. */
+int bc_cache_blob_encode(const struct bc_cache_entry *e, int level,
+    struct bc_buf *out, char *err);
+/* Decode and verify a blob; e is (re)initialised and filled on BC_OK,
+ * left empty on error (BC_ERR_CORRUPT, BC_ERR_LIMIT or BC_ERR_ALLOC). */
+int bc_cache_blob_decode(const void *p, size_t n, struct bc_cache_entry *e,
+    char *err);
+
+/* Counters (the counters table) and index totals. */
+struct bc_cache_stats {
+	uint64_t requests;	/* lookups and compile requests checked */
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t stores;
+	uint64_t store_errors;	/* compile succeeded, store failed */
+	uint64_t evictions;
+	uint64_t corrupt;	/* blobs that failed verification */
+	uint64_t identity_mismatch;	/* jobs refused: other compiler */
+	uint64_t time_saved_ms;	/* sum of compile_ms of every hit */
+	uint64_t uncacheable;	/* sum of the reasons below */
+	uint64_t entries;	/* rows in the index */
+	uint64_t stored_bytes;	/* blob bytes on disk */
+	uint64_t max_bytes;	/* --cache-size */
+	size_t nreasons;
+	struct {
+		char name[48];
+		uint64_t value;
+	} reasons[BC_CACHE_MAX_REASONS];
+};
+
+/* Result of bc_cache_reconcile. */
+struct bc_cache_check {
+	uint64_t entries;	/* rows after the check */
+	uint64_t bytes;		/* their blob bytes */
+	uint64_t orphan_rows;	/* rows without a blob */
+	uint64_t orphan_blobs;	/* blobs without a row */
+	uint64_t temp_files;	/* leftovers of interrupted writes */
+	uint64_t bad_size;	/* blob size differs from its row */
+	uint64_t corrupt;	/* blobs failing verification (verify only) */
+	uint64_t evicted;	/* entries evicted to fit max_bytes */
+};
+
+struct bc_cache;
+
+/*
+ * Open (creating) the cache in dir with a size limit (0 = default).
+ * BC_OK or BC_ERR_IO / BC_ERR_INVAL with err.
+ */
+int bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
+    char *err);
+void bc_cache_close(struct bc_cache *c);
+const char *bc_cache_dir(const struct bc_cache *c);
+
+/*
+ * Look up key (64 hex).  BC_OK: e holds the entry (hit, counted with its
+ * compile time saved and its LRU position refreshed).  BC_ERR_NOENT: a
+ * miss.  A blob that is missing or fails verification is removed with
+ * its row, counted as corrupt (when it exists but is bad) and reported as
+ * a miss.  count: BC_CACHE_COUNT_ALL counts the request as a hit or a
+ * miss, _HITS only a hit (a re-check after a miss was counted), _NONE
+ * nothing (corrupt blobs are always counted).
+ */
+#define BC_CACHE_COUNT_NONE 0
+#define BC_CACHE_COUNT_ALL 1
+#define BC_CACHE_COUNT_HITS 2
+int bc_cache_get(struct bc_cache *c, const char *key, int count,
+    struct bc_cache_entry *e, char *err);
+/*
+ * The two halves of bc_cache_get, so that a daemon can answer before it
+ * updates the index: bc_cache_lookup reads and verifies the blob (a
+ * missing or bad one is dropped and, if bad, counted as corrupt), and
+ * bc_cache_touch then counts the request (count as for bc_cache_get) and,
+ * for a hit, refreshes the entry's LRU position.
+ */
+int bc_cache_lookup(struct bc_cache *c, const char *key,
+    struct bc_cache_blob *b, char *err);
+void bc_cache_touch(struct bc_cache *c, const char *key, int count, int hit,
+    int64_t compile_ms);
+/* Expand a verified blob into an entry. */
+int bc_cache_blob_expand(const struct bc_cache_blob *b,
+    struct bc_cache_entry *e, char *err);
+
+/* 1 if the index has a row for key (no verification, nothing counted). */
+int bc_cache_has(struct bc_cache *c, const char *key);
+/* Store an entry, then evict least recently used entries beyond the size
+ * limit.  On failure nothing is left behind and store_errors is counted
+ * (if the index can still be written). */
+int bc_cache_put(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, char *err);
+/* Evict least recently used entries until the blobs take <= max_bytes. */
+int bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
+    char *err);
+/*
+ * Make index and files agree: rows without blobs and blobs whose size
+ * differs from their row are removed, blobs without rows and temp files
+ * are deleted, the byte total is recomputed, then eviction to the limit.
+ * With repair = 0 only counts; with verify = 1 every blob is decoded and
+ * a bad one is counted (and removed when repairing).
+ */
+int bc_cache_reconcile(struct bc_cache *c, int repair, int verify,
+    struct bc_cache_check *out, char *err);
+
+/* Add delta to a named counter (e.g. "misses", "uncacheable:compile-error"). */
+int bc_cache_count(struct bc_cache *c, const char *name, int64_t delta);
+int bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err);
+/* Reset every counter (entries stay). */
+int bc_cache_zero(struct bc_cache *c, char *err);
+
+/*
+ * In-flight lock for key: BC_OK with *fd set (held), BC_ERR_BUSY if
+ * another process holds it (try again later), BC_ERR_IO.
+ */
+int bc_cache_inflight_try(struct bc_cache *c, const char *key, int *fd,
+    char *err);
+void bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd);
+
+/* Path of key's blob (malloc'd). */
+char *bc_cache_blob_path(const struct bc_cache *c, const char *key);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * lookup.c - cache lookups on the farm (see lookup.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/util.h"
+#include "client/lookup.h"
+
+ssize_t
+bc_lookup_owner(const struct bc_hostlist *hl, const unsigned char *cand,
+    const char *key)
+{
+	uint8_t best[BC_HASH_LEN], d[BC_HASH_LEN];
+	ssize_t owner = -1;
+	size_t i;
+
+	for (i = 0; i < hl->n; i++) {
+		const struct bc_host *h = &hl->v[i];
+		struct bc_hash hs;
+		char port[16];
+
+		if (!cand[i])
+			continue;
+		snprintf(port, sizeof(port), "%d", h->port);
+		bc_hash_init(&hs);
+		bc_hash_update_str(&hs, key);
+		bc_hash_update_str(&hs, h->name != NULL ? h->name : "");
+		bc_hash_update_str(&hs, port);
+		bc_hash_final(&hs, d);
+		if (owner < 0 || memcmp(d, best, sizeof(d)) > 0) {
+			memcpy(best, d, sizeof(d));
+			owner = (ssize_t)i;
+		}
+	}
+	return owner;
+}
+
+int
+bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
+    ssize_t owner, const char *key, int connect_timeout_ms,
+    int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
+    char *err)
+{
+	struct bc_request req;
+	struct bc_buf out;
+	size_t *order, n = 0, i;
+	int *fds, r;
+
+	memset(res, 0, sizeof(*res));
+	res->hit_host = -1;
+	bc_reply_init(rep);
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_LOOKUP;
+	req.key = xstrdup(key);
+	bc_buf_init(&out, 256);
+	r = bc_proto_write_request_head(&out, &req, err);
+	bc_request_free(&req);
+	if (r != BC_OK) {
+		bc_buf_free(&out);
+		return r;
+	}
+	order = xcalloc(hl->n + 1, sizeof(*order));
+	fds = xcalloc(hl->n + 1, sizeof(*fds));
+	if (owner >= 0 && cand[owner])
+		order[n++] = (size_t)owner;
+	for (i = 0; i < hl->n; i++)
+		if (cand[i] && (ssize_t)i != owner)
+			order[n++] = i;
+	/* Send every request first: the daemons look up in parallel. */
+	for (i = 0; i < n; i++) {
+		const struct bc_host *h = &hl->v[order[i]];
+		struct bc_io io;
+		char e[BC_ERRLEN];
+
+		fds[i] = -1;
+		if (bc_io_connect_tcp(h->name, h->port, connect_timeout_ms,
+		    &fds[i], e) != BC_OK) {
+			bc_debug("cache lookup on %s: %s", h->spec, e);
+			fds[i] = -1;
+			continue;
+		}
+		bc_io_init(&io, fds[i], fds[i], io_timeout_ms);
+		if (bc_io_write_buf(&io, &out, e) != BC_OK) {
+			bc_debug("cache lookup on %s: %s", h->spec, e);
+			close(fds[i]);
+			fds[i] = -1;
+			continue;
+		}
+		res->sent += io.bytes_out;
+		res->asked++;
+	}
+	bc_buf_free(&out);
+	r = BC_ERR_NOENT;
+	for (i = 0; i < n; i++) {
+		const struct bc_host *h = &hl->v[order[i]];
+		struct bc_io io;
+		char e[BC_ERRLEN];
+		int rr;
+
+		if (fds[i] < 0)
+			continue;
+		if (r == BC_OK) {	/* already hit: drop the others */
+			close(fds[i]);
+			continue;
+		}
+		bc_io_init(&io, fds[i], fds[i], io_timeout_ms);
+		bc_reply_free(rep);
+		rr = bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_LOOKUP, rep,
+		    e);
+		res->received += io.bytes_in;
+		close(fds[i]);
+		if (rr != BC_OK) {
+			bc_debug("cache lookup on %s: %s", h->spec, e);
+			continue;
+		}
+		if (rep->miss) {
+			bc_debug("cache miss on %s", h->spec);
+			continue;
+		}
+		res->hit_host = (ssize_t)order[i];
+		r = BC_OK;
+	}
+	free(order);
+	free(fds);
+	if (r != BC_OK) {
+		bc_reply_free(rep);
+		return bc_seterr(err, BC_ERR_NOENT, "not in the cache of %zu "
+		    "host(s)", res->asked);
+	}
+	return BC_OK;
+}

@@ -1,0 +1,41 @@
+/*
+ * lookup.h - asking the hosts' artifact caches before shipping a job
+ * (doc/cache.md).  Each cache key has an owner among the BOLT hosts of
+ * the list (rendezvous hashing: the highest SHA-256(key, host:port)), so
+ * every client with the same host list sends a job to the same daemon
+ * when it can.  Because a busy owner means another daemon compiles (and
+ * stores) the job, a lookup asks all BOLT hosts at once: the requests go
+ * out together, the replies are read owner first, and the first hit
+ * wins.  A hit costs one round trip; the inputs are never sent.
+ */
+#ifndef BC_LOOKUP_H
+#define BC_LOOKUP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/hosts.h"
+#include "common/proto.h"
+
+/* Host index of the owner of key among hosts with cand[i] != 0, or -1. */
+ssize_t bc_lookup_owner(const struct bc_hostlist *hl,
+    const unsigned char *cand, const char *key);
+
+struct bc_lookup_result {
+	size_t asked;		/* hosts the lookup reached */
+	ssize_t hit_host;	/* host index of the hit, -1 = miss */
+	unsigned long long sent, received;	/* bytes */
+};
+
+/*
+ * Ask every candidate host (owner first) for key.  BC_OK with rep filled
+ * and res->hit_host >= 0 on a hit; BC_ERR_NOENT when every host missed
+ * or could not be asked (a failed host is only logged: the compile that
+ * follows handles host failures).
+ */
+int bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
+    ssize_t owner, const char *key, int connect_timeout_ms,
+    int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
+    char *err);
+
+#endif

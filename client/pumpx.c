@@ -1,0 +1,156 @@
+/*
+ * pumpx.c - BOLT pump request, client side (see pumpx.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/io.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/proto3x.h"
+#include "common/util.h"
+#include "client/cstats.h"
+#include "client/pumpx.h"
+
+static int
+encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
+{
+	size_t i, ml = strlen("/" BC_CPUMP_MARKER);
+	int r;
+
+	r = bc_pumpx_write_head(out, 0, p->cwd, &p->argv, p->n, err);
+	for (i = 0; r == BC_OK && i < p->n; i++) {
+		const struct bc_cpump_ent *e = &p->v[i];
+		size_t nl = strlen(e->name);
+
+		switch (e->kind) {
+		case BC_CPUMP_LINK:
+			r = bc_pumpx_write_link(out, e->name, e->target, err);
+			break;
+		case BC_CPUMP_MARKER_FILE: {
+			/* the directory itself: DIRM */
+			char *d = nl > ml ? xstrndup(e->name, nl - ml) :
+			    xstrdup("/");
+
+			r = bc_pumpx_write_dir(out, d, err);
+			free(d);
+			break;
+		}
+		default:
+			if (!e->has_hash)
+				return bc_seterr(err, BC_ERR_INVAL,
+				    "%s: no content hash", e->name);
+			r = bc_pumpx_write_hash(out, e->name, e->hash, err);
+			break;
+		}
+	}
+	return r;
+}
+
+/* The bodies the daemon asked for, each checked against the manifest. */
+static int
+encode_needed(const struct bc_cpump *p, const uint32_t *need, size_t k,
+    struct bc_buf *out, uint64_t *plain_bytes, char *err)
+{
+	struct bc_buf data;
+	uint8_t h[BC_HASH_LEN];
+	size_t i;
+	int r = BC_OK;
+
+	bc_buf_init(&data, BC_MAX_FILE);
+	for (i = 0; i < k && r == BC_OK; i++) {
+		const struct bc_cpump_ent *e = &p->v[need[i]];
+
+		if (e->kind != BC_CPUMP_FILE) {
+			r = bc_seterr(err, BC_ERR_PROTO,
+			    "daemon asked for entry %lu, not a file",
+			    (unsigned long)need[i]);
+			break;
+		}
+		bc_buf_reset(&data);
+		if ((r = bc_read_file(e->name, BC_MAX_FILE, &data, err))
+		    != BC_OK)
+			break;
+		bc_hash_bytes(bc_buf_data(&data), bc_buf_len(&data), h);
+		if (memcmp(h, e->hash, BC_HASH_LEN) != 0) {
+			r = bc_seterr(err, BC_ERR_INVAL,
+			    "%s changed during the build", e->name);
+			break;
+		}
+		*plain_bytes += bc_buf_len(&data);
+		r = bc_pumpx_write_body(out, bc_buf_data(&data),
+		    bc_buf_len(&data), err);
+	}
+	bc_buf_free(&data);
+	return r;
+}
+
+int
+bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
+    int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,
+    struct bc_remote_counts *counts, const char **why, char *err)
+{
+	struct bc_buf out;
+	struct bc_io io;
+	uint32_t *need = NULL;
+	size_t k = 0;
+	uint64_t plain = 0;
+	char *errmsg = NULL;
+	int fd = -1, r;
+
+	*why = "io";
+	counts->sent = counts->received = 0;
+	bc_buf_init(&out, BC_BUF_CEILING);
+	if ((r = encode_manifest(p, &out, err)) != BC_OK) {
+		bc_buf_free(&out);
+		*why = "encode";
+		return r;
+	}
+	r = bc_io_connect_tcp(h->name != NULL ? h->name : "localhost", h->port,
+	    connect_timeout_ms, &fd, err);
+	if (r != BC_OK) {
+		bc_buf_free(&out);
+		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
+		return r;
+	}
+	bc_io_init(&io, fd, fd, io_timeout_ms);
+	r = bc_io_write_buf(&io, &out, err);
+	bc_buf_reset(&out);
+	if (r == BC_OK)
+		r = bc_pumpx_read_need(&io, p->n, &need, &k, &errmsg, err);
+	if (r == BC_OK) {
+		r = encode_needed(p, need, k, &out, &plain, err);
+		if (r != BC_OK)
+			*why = "encode";
+		else
+			r = bc_io_write_buf(&io, &out, err);
+	}
+	rep->proto = BC_PROTO_BOLT;
+	if (r == BC_OK)
+		r = bc_pumpx_read_reply(&io, &rep->status, &rep->serr,
+		    &rep->sout, &rep->doto, &rep->dotd, &errmsg, err);
+	counts->sent = io.bytes_out;
+	counts->received = io.bytes_in;
+	close(fd);
+	bc_buf_free(&out);
+	free(need);
+	if (p->stats != NULL) {
+		bc_cstats_add(p->stats, "pump_files_needed", (long long)k);
+		bc_cstats_add(p->stats, "pump_files_deduped",
+		    (long long)(p->nfiles > k ? p->nfiles - k : 0));
+		bc_cstats_add(p->stats, "pump_file_bytes_sent",
+		    (long long)plain);
+	}
+	if (r != BC_OK && strcmp(*why, "encode") != 0)
+		*why = bc_remote_reason(r);
+	if (errmsg != NULL) {
+		rep->errmsg = errmsg;
+		errmsg = NULL;
+	}
+	return r;
+}

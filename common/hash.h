@@ -1,0 +1,39 @@
+/*
+ * hash.h - SHA-256 (OpenSSL libcrypto), the one collision-resistant hash
+ * of boltcc: cache keys, compiler identities, blob checksums, rendezvous
+ * hashing of cache keys over the host list.
+ *
+ * Usage: bc_hash_init, any number of bc_hash_update, bc_hash_final (or
+ * bc_hash_final_hex).  A context is reusable after final.  Failures of
+ * the library (out of memory) abort: they are not input errors.
+ */
+#ifndef BC_HASH_H
+#define BC_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BC_HASH_LEN 32			/* SHA-256 digest bytes */
+#define BC_HASH_HEXLEN (2 * BC_HASH_LEN)	/* without NUL */
+
+struct bc_hash {
+	void *ctx;	/* EVP_MD_CTX */
+};
+
+void bc_hash_init(struct bc_hash *h);
+void bc_hash_update(struct bc_hash *h, const void *p, size_t n);
+/* Convenience: a string including its NUL, so fields cannot run together. */
+void bc_hash_update_str(struct bc_hash *h, const char *s);
+void bc_hash_final(struct bc_hash *h, uint8_t out[BC_HASH_LEN]);
+void bc_hash_final_hex(struct bc_hash *h, char out[BC_HASH_HEXLEN + 1]);
+/* Release the context (after final, or to abandon it). */
+void bc_hash_free(struct bc_hash *h);
+
+/* One-shot digest of n bytes. */
+void bc_hash_bytes(const void *p, size_t n, uint8_t out[BC_HASH_LEN]);
+/* Lowercase hex of n bytes into out (2n + 1 bytes). */
+void bc_hash_hex(const uint8_t *p, size_t n, char *out);
+/* 1 if s is exactly BC_HASH_HEXLEN lowercase hex digits. */
+int bc_hash_is_hex(const char *s);
+
+#endif

@@ -1,0 +1,459 @@
+/*
+ * proto3x.c - the BOLT pump request (see proto3x.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/codec.h"
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/proto.h"
+#include "common/proto3x.h"
+#include "common/wire.h"
+
+#define PUMPX_ZSTD_LEVEL 1	/* client CPU is what pump mode saves */
+
+void
+bc_pumpx_manifest_free(struct bc_pumpx_manifest *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].name);
+		free(m->v[i].target);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+static int
+put_int(struct bc_buf *out, const char *tok, uint32_t v, char *err)
+{
+	if (bc_wire_put_int(out, tok, v) != BC_OK)
+		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %s", tok);
+	return BC_OK;
+}
+
+static int
+put_str(struct bc_buf *out, const char *tok, const void *p, size_t n,
+    char *err)
+{
+	if (n > UINT32_MAX || bc_wire_put_str(out, tok, p, n) != BC_OK)
+		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %zu-byte %s",
+		    n, tok);
+	return BC_OK;
+}
+
+static int
+put_zstd(struct bc_buf *out, const char *tok, const void *p, size_t n,
+    char *err)
+{
+	struct bc_buf z;
+	char sub[BC_ERRLEN];
+	int r;
+
+	if (n == 0)
+		return put_int(out, tok, 0, err);
+	bc_buf_init(&z, BC_MAX_WIRE_BODY);
+	sub[0] = '\0';
+	r = bc_zstd_compress(p, n, PUMPX_ZSTD_LEVEL, &z, sub);
+	if (r != BC_OK)
+		r = bc_seterr(err, r, "compressing %s: %s", tok, sub);
+	else
+		r = put_str(out, tok, bc_buf_data(&z), bc_buf_len(&z), err);
+	bc_buf_free(&z);
+	return r;
+}
+
+static int
+rd_hdr(struct bc_io *io, struct bc_buf *in, const char *expect, char tok[5],
+    uint32_t *val, char *err)
+{
+	if (io != NULL)
+		return bc_io_read_hdr(io, expect, tok, val, err);
+	if (bc_buf_avail(in) < BC_HDR_LEN)
+		return bc_seterr(err, BC_ERR_TRUNCATED,
+		    "input ends before a %s header", expect ? expect : "packet");
+	return bc_wire_get_hdr(in, expect, tok, val, err);
+}
+
+static int
+rd_body(struct bc_io *io, struct bc_buf *in, const char *tok, uint32_t len,
+    size_t max, struct bc_buf *out, char *err)
+{
+	const uint8_t *p;
+
+	bc_buf_reset(out);
+	if ((size_t)len > max)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "%s of %lu bytes exceeds the limit of %zu", tok,
+		    (unsigned long)len, max);
+	if (len == 0)
+		return BC_OK;
+	if (io != NULL) {
+		int r = bc_io_read_body(io, len, max, out, err);
+
+		return r == BC_ERR_EOF ? bc_seterr(err, BC_ERR_TRUNCATED,
+		    "peer closed inside %s", tok) : r;
+	}
+	if (bc_buf_peek(in, len, &p) != BC_OK)
+		return bc_seterr(err, BC_ERR_TRUNCATED,
+		    "input ends inside the %s body", tok);
+	(void)bc_buf_skip(in, len);
+	if (bc_buf_put(out, p, len) != BC_OK)
+		return bc_seterr(err, BC_ERR_ALLOC, "out of memory");
+	return BC_OK;
+}
+
+/* malloc'd C string of a body without NUL bytes. */
+static int
+cstr(const struct bc_buf *b, const char *tok, char **out, char *err)
+{
+	size_t n = bc_buf_len(b);
+
+	if (n > 0 && memchr(bc_buf_data(b), '\0', n) != NULL)
+		return bc_seterr(err, BC_ERR_PROTO, "%s contains a NUL byte",
+		    tok);
+	*out = xstrndup(n > 0 ? (const char *)bc_buf_data(b) : "", n);
+	return BC_OK;
+}
+
+/* ---- client ------------------------------------------------------- */
+
+int
+bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
+    const struct bc_strv *argv, size_t nfil, char *err)
+{
+	size_t i;
+	int r;
+
+	if (cwd == NULL || cwd[0] != '/' || strlen(cwd) > BC_MAX_PATH_LEN)
+		return bc_seterr(err, BC_ERR_INVAL, "bad working directory");
+	if (argv->n == 0 || argv->n > BC_MAX_ARGC || nfil > BC_MAX_NFIL)
+		return bc_seterr(err, BC_ERR_LIMIT, "bad argv or file count");
+	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = put_int(out, "RQST", BC_RQST_PUMP, err)) != BC_OK ||
+	    (r = put_int(out, "FLAG", flags & ~(uint32_t)BC_FLAG_IDENTITY,
+	    err)) != BC_OK ||
+	    (r = put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
+	    (r = put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+		return r;
+	for (i = 0; i < argv->n; i++)
+		if ((r = put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),
+		    err)) != BC_OK)
+			return r;
+	return put_int(out, "NFIL", (uint32_t)nfil, err);
+}
+
+int
+bc_pumpx_write_hash(struct bc_buf *out, const char *name,
+    const uint8_t hash[BC_HASH_LEN], char *err)
+{
+	int r;
+
+	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+		return r;
+	return put_str(out, "HASH", hash, BC_HASH_LEN, err);
+}
+
+int
+bc_pumpx_write_link(struct bc_buf *out, const char *name, const char *target,
+    char *err)
+{
+	int r;
+
+	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+		return r;
+	return put_str(out, "LINK", target, strlen(target), err);
+}
+
+int
+bc_pumpx_write_dir(struct bc_buf *out, const char *name, char *err)
+{
+	int r;
+
+	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+		return r;
+	return put_int(out, "DIRM", 0, err);
+}
+
+int
+bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n, char *err)
+{
+	return put_zstd(out, "FILE", p, n, err);
+}
+
+/* "BOLT 1" then the expected token, or EROR -> BC_ERR_DENIED. */
+static int
+rd_bolt(struct bc_io *io, const char *expect, uint32_t *val, char **errmsg,
+    char *err)
+{
+	char t[5];
+	uint32_t v;
+	int r;
+
+	if ((r = bc_io_read_hdr(io, "BOLT", t, &v, err)) != BC_OK)
+		return r;
+	if (v != BC_BOLT_VERSION)
+		return bc_seterr(err, BC_ERR_PROTO, "BOLT version %lu",
+		    (unsigned long)v);
+	if ((r = bc_io_read_hdr(io, NULL, t, val, err)) != BC_OK)
+		return r;
+	if (strcmp(t, "EROR") == 0) {
+		struct bc_buf b;
+
+		bc_buf_init(&b, BC_MAX_MSG);
+		r = rd_body(io, NULL, "EROR", *val, BC_MAX_MSG, &b, err);
+		if (r == BC_OK && errmsg != NULL) {
+			free(*errmsg);
+			*errmsg = NULL;
+			r = cstr(&b, "EROR", errmsg, err);
+		}
+		bc_buf_free(&b);
+		if (r != BC_OK)
+			return r;
+		return bc_seterr(err, BC_ERR_DENIED, "daemon refused the job: "
+		    "%.200s", errmsg != NULL && *errmsg != NULL ? *errmsg : "");
+	}
+	if (strcmp(t, expect) != 0) {
+		char esc[32];
+
+		bc_wire_escape(t, 4, esc, sizeof(esc));
+		return bc_seterr(err, BC_ERR_PROTO, "expected %s, got \"%s\"",
+		    expect, esc);
+	}
+	return BC_OK;
+}
+
+int
+bc_pumpx_read_need(struct bc_io *io, size_t nfil, uint32_t **idx, size_t *k,
+    char **errmsg, char *err)
+{
+	char t[5];
+	uint32_t n, i, v;
+	int r;
+
+	*idx = NULL;
+	*k = 0;
+	if ((r = rd_bolt(io, "NEED", &n, errmsg, err)) != BC_OK)
+		return r;
+	if ((size_t)n > nfil)
+		return bc_seterr(err, BC_ERR_PROTO, "NEED %lu of %zu entries",
+		    (unsigned long)n, nfil);
+	if (n > 0)
+		*idx = xcalloc(n, sizeof(**idx));
+	for (i = 0; i < n; i++) {
+		if ((r = bc_io_read_hdr(io, "INDX", t, &v, err)) != BC_OK)
+			break;
+		if ((size_t)v >= nfil || (i > 0 && v <= (*idx)[i - 1])) {
+			r = bc_seterr(err, BC_ERR_PROTO, "bad INDX %lu",
+			    (unsigned long)v);
+			break;
+		}
+		(*idx)[i] = v;
+	}
+	if (r != BC_OK) {
+		free(*idx);
+		*idx = NULL;
+		return r;
+	}
+	*k = n;
+	return BC_OK;
+}
+
+static int
+rd_zstd(struct bc_io *io, const char *tok, size_t max, struct bc_buf *dest,
+    char *err)
+{
+	struct bc_buf body;
+	char t[5], sub[BC_ERRLEN];
+	uint32_t len;
+	int r;
+
+	if ((r = bc_io_read_hdr(io, tok, t, &len, err)) != BC_OK)
+		return r;
+	bc_buf_init(&body, BC_MAX_WIRE_BODY);
+	r = rd_body(io, NULL, tok, len, BC_MAX_WIRE_BODY, &body, err);
+	if (r == BC_OK && len > 0 && dest != NULL) {
+		sub[0] = '\0';
+		r = bc_zstd_decompress(bc_buf_data(&body), bc_buf_len(&body),
+		    max, dest, sub);
+		if (r != BC_OK)
+			r = bc_seterr(err, r, "%s body: %s", tok, sub);
+	}
+	bc_buf_free(&body);
+	return r;
+}
+
+int
+bc_pumpx_read_reply(struct bc_io *io, uint32_t *status, struct bc_buf *serr,
+    struct bc_buf *sout, struct bc_buf *doto, struct bc_buf *dotd,
+    char **errmsg, char *err)
+{
+	int r;
+
+	if ((r = rd_bolt(io, "STAT", status, errmsg, err)) != BC_OK)
+		return r;
+	if ((r = rd_zstd(io, "SERR", BC_MAX_STDERR, serr, err)) != BC_OK ||
+	    (r = rd_zstd(io, "SOUT", BC_MAX_STDOUT, sout, err)) != BC_OK ||
+	    (r = rd_zstd(io, "DOTO", BC_MAX_OBJECT, doto, err)) != BC_OK)
+		return r;
+	return rd_zstd(io, "DOTD", BC_MAX_DOTD, dotd, err);
+}
+
+/* ---- daemon ------------------------------------------------------- */
+
+int
+bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim0, struct bc_pumpx_manifest *m,
+    char *err)
+{
+	struct bc_proto3_limits dl;
+	const struct bc_proto3_limits *lim = lim0;
+	struct bc_buf body;
+	char tok[5];
+	uint32_t nfil, len, i;
+	int r = BC_OK;
+
+	m->v = NULL;
+	m->n = 0;
+	if (lim == NULL) {
+		bc_proto3_limits_default(&dl);
+		lim = &dl;
+	}
+	if ((r = rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
+		return r;
+	if ((size_t)nfil > lim->max_nfil)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "NFIL %lu exceeds the limit of %zu", (unsigned long)nfil,
+		    lim->max_nfil);
+	bc_buf_init(&body, lim->max_path + 1);
+	if (nfil > 0)
+		m->v = xcalloc(nfil, sizeof(*m->v));
+	for (i = 0; i < nfil; i++) {
+		struct bc_pumpx_ent *e = &m->v[i];
+
+		if ((r = rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
+		    (r = rd_body(io, in, "NAME", len, lim->max_path, &body,
+		    err)) != BC_OK)
+			break;
+		if (len == 0) {
+			r = bc_seterr(err, BC_ERR_PROTO, "empty NAME");
+			break;
+		}
+		if ((r = cstr(&body, "NAME", &e->name, err)) != BC_OK)
+			break;
+		m->n = i + 1;
+		if ((r = rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
+			break;
+		if (strcmp(tok, "HASH") == 0) {
+			e->kind = BC_PUMPX_FILE;
+			if (len != BC_HASH_LEN) {
+				r = bc_seterr(err, BC_ERR_PROTO,
+				    "HASH of %lu bytes", (unsigned long)len);
+				break;
+			}
+			if ((r = rd_body(io, in, "HASH", len, BC_HASH_LEN,
+			    &body, err)) != BC_OK)
+				break;
+			memcpy(e->hash, bc_buf_data(&body), BC_HASH_LEN);
+		} else if (strcmp(tok, "LINK") == 0) {
+			e->kind = BC_PUMPX_LINK;
+			if ((r = rd_body(io, in, "LINK", len, lim->max_path,
+			    &body, err)) != BC_OK ||
+			    (r = cstr(&body, "LINK", &e->target, err)) != BC_OK)
+				break;
+		} else if (strcmp(tok, "DIRM") == 0) {
+			e->kind = BC_PUMPX_DIR;
+			if (len != 0) {
+				r = bc_seterr(err, BC_ERR_PROTO, "DIRM %lu",
+				    (unsigned long)len);
+				break;
+			}
+		} else {
+			char esc[32];
+
+			bc_wire_escape(tok, 4, esc, sizeof(esc));
+			r = bc_seterr(err, BC_ERR_PROTO,
+			    "expected HASH, LINK or DIRM, got \"%s\"", esc);
+			break;
+		}
+	}
+	bc_buf_free(&body);
+	if (r != BC_OK)
+		bc_pumpx_manifest_free(m);
+	return r;
+}
+
+int
+bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
+    char *err)
+{
+	size_t i;
+	int r;
+
+	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = put_int(out, "NEED", (uint32_t)k, err)) != BC_OK)
+		return r;
+	for (i = 0; i < k; i++)
+		if ((r = put_int(out, "INDX", idx[i], err)) != BC_OK)
+			return r;
+	return BC_OK;
+}
+
+int
+bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim0, struct bc_buf *plain, char *err)
+{
+	struct bc_proto3_limits dl;
+	const struct bc_proto3_limits *lim = lim0;
+	struct bc_buf body;
+	char tok[5], sub[BC_ERRLEN];
+	uint32_t len;
+	int r;
+
+	if (lim == NULL) {
+		bc_proto3_limits_default(&dl);
+		lim = &dl;
+	}
+	bc_buf_reset(plain);
+	if ((r = rd_hdr(io, in, "FILE", tok, &len, err)) != BC_OK)
+		return r;
+	bc_buf_init(&body, BC_BUF_CEILING);
+	r = rd_body(io, in, "FILE", len, lim->max_wire, &body, err);
+	if (r == BC_OK && len > 0) {
+		sub[0] = '\0';
+		r = bc_zstd_decompress(bc_buf_data(&body), bc_buf_len(&body),
+		    lim->max_file, plain, sub);
+		if (r != BC_OK)
+			r = bc_seterr(err, r, "FILE body: %s", sub);
+	}
+	bc_buf_free(&body);
+	return r;
+}
+
+int
+bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
+    const struct bc_buf *serr, const struct bc_buf *sout,
+    const struct bc_buf *doto, const struct bc_buf *dotd, char *err)
+{
+	int r;
+
+	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = put_int(out, "STAT", status, err)) != BC_OK ||
+	    (r = put_zstd(out, "SERR", bc_buf_data(serr), bc_buf_len(serr),
+	    err)) != BC_OK ||
+	    (r = put_zstd(out, "SOUT", bc_buf_data(sout), bc_buf_len(sout),
+	    err)) != BC_OK)
+		return r;
+	if (status != 0)
+		return (r = put_int(out, "DOTO", 0, err)) != BC_OK ? r :
+		    put_int(out, "DOTD", 0, err);
+	if ((r = put_zstd(out, "DOTO", bc_buf_data(doto), bc_buf_len(doto),
+	    err)) != BC_OK)
+		return r;
+	return put_zstd(out, "DOTD", bc_buf_data(dotd), bc_buf_len(dotd), err);
+}

@@ -1,0 +1,80 @@
+/*
+ * proto3x.h - the BOLT pump request (doc/PROTOCOL.md, "BOLT pump"):
+ * pump mode between boltcc and boltccd with content-addressed files and
+ * zstd bodies.
+ *
+ *   client: BOLT 1, RQST 5, FLAG f, CDIR cwd, ARGC n, ARGV x n, NFIL m,
+ *           m x (NAME path, then HASH <32-byte SHA-256 of the contents>
+ *                | LINK target | DIRM 0)
+ *   daemon: BOLT 1, NEED k, k x INDX i   (strictly ascending, i < m,
+ *           each a HASH entry), or BOLT 1, EROR text
+ *   client: k x FILE <zstd of the contents; length 0 = empty file>
+ *   daemon: BOLT 1, then STAT, SERR, SOUT, DOTO, DOTD (zstd; DOTO and
+ *           DOTD empty when STAT != 0), or EROR text
+ *
+ * The head up to ARGV is read by bc_proto_read_request (req->kind ==
+ * BC_RQST_PUMP); the manifest from NFIL on by bc_pumpx_read_manifest.
+ * Every count and length is checked against the limits before anything
+ * is read or allocated.
+ */
+#ifndef BC_PROTO3X_H
+#define BC_PROTO3X_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "buf.h"
+#include "hash.h"
+#include "io.h"
+#include "proto3.h"
+#include "util.h"
+
+enum bc_pumpx_kind { BC_PUMPX_FILE = 0, BC_PUMPX_LINK, BC_PUMPX_DIR };
+
+struct bc_pumpx_ent {
+	char *name;
+	int kind;			/* enum bc_pumpx_kind */
+	uint8_t hash[BC_HASH_LEN];	/* FILE */
+	char *target;			/* LINK */
+};
+
+struct bc_pumpx_manifest {
+	struct bc_pumpx_ent *v;
+	size_t n;
+};
+
+void bc_pumpx_manifest_free(struct bc_pumpx_manifest *m);
+
+/* Client: the request up to NFIL, then one call per entry. */
+int bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
+    const struct bc_strv *argv, size_t nfil, char *err);
+int bc_pumpx_write_hash(struct bc_buf *out, const char *name,
+    const uint8_t hash[BC_HASH_LEN], char *err);
+int bc_pumpx_write_link(struct bc_buf *out, const char *name,
+    const char *target, char *err);
+int bc_pumpx_write_dir(struct bc_buf *out, const char *name, char *err);
+/* Client: one FILE body (zstd). */
+int bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n,
+    char *err);
+/* Client: the NEED list; an EROR answer is BC_ERR_DENIED with *errmsg
+ * (malloc'd).  *idx malloc'd (NULL when k == 0). */
+int bc_pumpx_read_need(struct bc_io *io, size_t nfil, uint32_t **idx,
+    size_t *k, char **errmsg, char *err);
+/* Client: the final reply (EROR as above). */
+int bc_pumpx_read_reply(struct bc_io *io, uint32_t *status,
+    struct bc_buf *serr, struct bc_buf *sout, struct bc_buf *doto,
+    struct bc_buf *dotd, char **errmsg, char *err);
+
+/* Daemon: NFIL and the entries (from io, or from in when io is NULL). */
+int bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim, struct bc_pumpx_manifest *m,
+    char *err);
+int bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
+    char *err);
+/* Daemon: one FILE body into plain (reset first). */
+int bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim, struct bc_buf *plain, char *err);
+int bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
+    const struct bc_buf *serr, const struct bc_buf *sout,
+    const struct bc_buf *doto, const struct bc_buf *dotd, char *err);
+
+#endif

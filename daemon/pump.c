@@ -1,0 +1,567 @@
+/*
+ * pump.c - daemon side of pump mode (see pump.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/proto3.h"
+#include "common/util.h"
+#include "pump.h"
+
+#define SYSDIR_UPS 20
+
+int
+bc_pump_tree_open(struct bc_pump_tree *t, const char *root, char *why)
+{
+	memset(t, 0, sizeof(*t));
+	t->rootfd = -1;
+	if (mkdir(root, 0700) != 0)
+		return bc_seterr(why, BC_ERR_IO, "mkdir %s: %s", root,
+		    strerror(errno));
+	t->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->rootfd < 0)
+		return bc_seterr(why, BC_ERR_IO, "open %s: %s", root,
+		    strerror(errno));
+	t->root = xstrdup(root);
+	return BC_OK;
+}
+
+void
+bc_pump_tree_close(struct bc_pump_tree *t)
+{
+	if (t->rootfd >= 0)
+		close(t->rootfd);
+	free(t->root);
+	memset(t, 0, sizeof(*t));
+	t->rootfd = -1;
+}
+
+static void
+esc(const char *s, char *out, size_t n)
+{
+	bc_log_escape(s, strlen(s), out, n);
+}
+
+/*
+ * Check an absolute client path and split it into components in *comps
+ * (pointers into the copy *buf).  Rejects ".", "..", empty paths and
+ * overlong components.
+ */
+static int
+split_name(const char *name, char **buf, struct bc_strv *comps, char *why)
+{
+	char e[256], *p, *c;
+	size_t n = strlen(name);
+
+	esc(name, e, sizeof(e));
+	if (name[0] != '/')
+		return bc_seterr(why, BC_ERR_DENIED, "NAME '%s' is not absolute",
+		    e);
+	if (n > BC_MAX_PATH_LEN)
+		return bc_seterr(why, BC_ERR_DENIED, "NAME too long");
+	*buf = xstrdup(name);
+	for (p = *buf; *p != '\0'; p = c) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		for (c = p; *c != '\0' && *c != '/'; c++)
+			;
+		if (*c == '/')
+			*c++ = '\0';
+		if (strcmp(p, ".") == 0 || strcmp(p, "..") == 0 ||
+		    strlen(p) > 255) {
+			bc_strv_free(comps);
+			return bc_seterr(why, BC_ERR_DENIED,
+			    "NAME '%s' has a '.', '..' or overlong component",
+			    e);
+		}
+		bc_strv_push(comps, p);
+	}
+	if (comps->n == 0)
+		return bc_seterr(why, BC_ERR_DENIED, "NAME '%s' names the root",
+		    e);
+	return BC_OK;
+}
+
+/* Open (creating) the directory of comps[0..n) under the root, never
+ * following a link.  Returns an fd or -1 with why set. */
+static int
+walk(struct bc_pump_tree *t, struct bc_strv *comps, size_t n, char *why)
+{
+	int fd = dup(t->rootfd), nfd;
+	size_t i;
+
+	if (fd < 0) {
+		bc_seterr(why, BC_ERR_IO, "dup: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		nfd = openat(fd, comps->v[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT) {
+			if (mkdirat(fd, comps->v[i], 0755) != 0 &&
+			    errno != EEXIST) {
+				bc_seterr(why, BC_ERR_IO, "mkdir: %s",
+				    strerror(errno));
+				close(fd);
+				return -1;
+			}
+			nfd = openat(fd, comps->v[i], O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd < 0) {
+			char e[256];
+
+			esc(comps->v[i], e, sizeof(e));
+			bc_seterr(why, BC_ERR_DENIED,
+			    "path component '%s' is a link or a file", e);
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	return fd;
+}
+
+int
+bc_pump_is_sysdir_link(const char *name, const char *target)
+{
+	size_t slashes = 0, ups, i;
+	const char *p;
+
+	if (name[0] != '/' || name[1] == '\0')
+		return 0;
+	for (p = name; *p != '\0'; p++)
+		if (*p == '/')
+			slashes++;
+	ups = SYSDIR_UPS + slashes;
+	for (i = 0; i < ups; i++)
+		if (strncmp(target + 3 * i, "../", 3) != 0)
+			return 0;
+	return strcmp(target + 3 * ups, name + 1) == 0;
+}
+
+/* A relative link target, seen from the link's directory (depth comps
+ * below the root), must not climb above the root. */
+static int
+rel_target_inside(const char *target, size_t depth)
+{
+	const char *p = target, *c;
+	long d = (long)depth;
+
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		for (c = p; *c != '\0' && *c != '/'; c++)
+			;
+		if (c - p == 2 && p[0] == '.' && p[1] == '.') {
+			if (--d < 0)
+				return 0;
+		} else if (!(c - p == 1 && p[0] == '.')) {
+			d++;
+		}
+		p = c;
+	}
+	return 1;
+}
+
+int
+bc_pump_tree_add(void *ctx, const char *name, int is_link,
+    const uint8_t *data, size_t len, char *why)
+{
+	struct bc_pump_tree *t = ctx;
+	struct bc_strv comps = BC_STRV_INIT;
+	char *buf = NULL, *target = NULL, e[256];
+	int dfd = -1, fd, r = BC_OK;
+
+	if ((r = split_name(name, &buf, &comps, why)) != BC_OK)
+		goto out;
+	if ((dfd = walk(t, &comps, comps.n - 1, why)) < 0) {
+		r = BC_ERR_DENIED;
+		goto out;
+	}
+	if (!is_link) {
+		fd = openat(dfd, comps.v[comps.n - 1], O_WRONLY | O_CREAT |
+		    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			esc(name, e, sizeof(e));
+			r = bc_seterr(why, BC_ERR_DENIED, "cannot create '%s': %s",
+			    e, strerror(errno));
+			goto out;
+		}
+		while (len > 0) {
+			ssize_t w = write(fd, data, len);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				r = bc_seterr(why, BC_ERR_IO, "write: %s",
+				    strerror(errno));
+				break;
+			}
+			data += w;
+			len -= (size_t)w;
+		}
+		close(fd);
+		t->nfiles++;
+		goto out;
+	}
+	target = xstrndup((const char *)data, len);
+	esc(target, e, sizeof(e));
+	if (target[0] == '\0') {
+		r = bc_seterr(why, BC_ERR_DENIED, "empty LINK target");
+		goto out;
+	}
+	if (target[0] == '/') {
+		char *full;
+
+		if (!rel_target_inside(target + 1, 0)) {
+			r = bc_seterr(why, BC_ERR_DENIED,
+			    "absolute LINK '%s' escapes the root", e);
+			goto out;
+		}
+		full = xasprintf("%s%s", t->root, target);
+		free(target);
+		target = full;
+	} else if (!bc_pump_is_sysdir_link(name, target) &&
+	    !rel_target_inside(target, comps.n - 1)) {
+		r = bc_seterr(why, BC_ERR_DENIED,
+		    "relative LINK '%s' escapes the root", e);
+		goto out;
+	}
+	if (symlinkat(target, dfd, comps.v[comps.n - 1]) != 0) {
+		esc(name, e, sizeof(e));
+		r = bc_seterr(why, BC_ERR_DENIED, "cannot link '%s': %s", e,
+		    strerror(errno));
+		goto out;
+	}
+	t->nlinks++;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	bc_strv_free(&comps);
+	free(buf);
+	free(target);
+	return r;
+}
+
+int
+bc_pump_tree_mkdir(struct bc_pump_tree *t, const char *dir, char *why)
+{
+	struct bc_strv comps = BC_STRV_INIT;
+	char *buf = NULL;
+	int fd, r;
+
+	if (strcmp(dir, "/") == 0)
+		return BC_OK;
+	if ((r = split_name(dir, &buf, &comps, why)) != BC_OK) {
+		free(buf);
+		return r;
+	}
+	fd = walk(t, &comps, comps.n, why);
+	bc_strv_free(&comps);
+	free(buf);
+	if (fd < 0)
+		return BC_ERR_DENIED;
+	close(fd);
+	return BC_OK;
+}
+
+void
+bc_pump_plan_free(struct bc_pump_plan *p)
+{
+	bc_strv_free(&p->argv);
+	free(p->out_path);
+	free(p->deps_path);
+	free(p->orig_src);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Options whose (absolute) path value is taken under the root. */
+static const char *const path_opts[] = {
+	"-I", "-iquote", "-isystem", "-idirafter", "-include", "-imacros",
+	"-iprefix", "-iwithprefix", "-iwithprefixbefore", "-F", "-iframework",
+	NULL
+};
+
+/* Options whose value is the next word (kept as is). */
+static const char *const val_opts[] = {
+	"-x", "-D", "-U", "-A", "-Xclang", "-target", "-arch", "--param",
+	"-mllvm", "-isysroot", "--sysroot", "-MJ", "-Xpreprocessor",
+	"-Xassembler", "-Xlinker", "-L", "-T", "-u", "-z", NULL
+};
+
+static int
+in_list(const char *a, const char *const *l)
+{
+	size_t i;
+
+	for (i = 0; l[i] != NULL; i++)
+		if (strcmp(a, l[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *
+is_source(const char *a)
+{
+	static const char *const exts[] = { ".c", ".cc", ".cp", ".cxx", ".cpp",
+	    ".CPP", ".c++", ".C", ".m", ".mm", ".M", ".i", ".ii", ".mi", ".mii",
+	    ".s", ".S", NULL };
+	const char *e = bc_extension(a);
+
+	if (a[0] == '-' || !in_list(e, exts))
+		return NULL;
+	return a;
+}
+
+static void
+push_rooted(struct bc_strv *out, const char *prefix, const char *v,
+    const char *root)
+{
+	if (v[0] == '/')
+		bc_strv_push_owned(out, xasprintf("%s%s%s", prefix, root, v));
+	else
+		bc_strv_push_owned(out, xasprintf("%s%s", prefix, v));
+}
+
+int
+bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
+    const char *root, const char *jobdir, struct bc_pump_plan *p, char *why)
+{
+	struct bc_strv *out = &p->argv;
+	const char *orig_out = NULL;
+	int mode = 0, have_md = 0, have_mt = 0;
+	size_t i, k;
+
+	memset(p, 0, sizeof(*p));
+	bc_strv_init(out);
+	if (argc < 1)
+		return bc_seterr(why, BC_ERR_DENIED, "empty argv");
+	bc_strv_push(out, name0);
+	bc_strv_push_owned(out, xasprintf("-ffile-prefix-map=%s=", root));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int done = 0;
+
+		if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
+			if (mode == 0 || a[1] == 'S')
+				mode = a[1];
+			bc_strv_push(out, a);
+			continue;
+		}
+		if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
+		    strcmp(a, "-MM") == 0 ||
+		    bc_str_has_prefix(a, "-working-directory") ||
+		    bc_str_has_prefix(a, "-fplugin") ||
+		    bc_str_has_prefix(a, "-specs")) {
+			bc_pump_plan_free(p);
+			return bc_seterr(why, BC_ERR_DENIED,
+			    "option not served in pump mode: %s", a);
+		}
+		if (strcmp(a, "-o") == 0 || (bc_str_has_prefix(a, "-o") &&
+		    a[2] != '\0')) {
+			if (a[2] == '\0') {
+				if (i + 1 >= argc)
+					goto missing;
+				orig_out = argv[++i];
+			} else {
+				orig_out = a + 2;
+			}
+			continue;	/* added below */
+		}
+		if (strcmp(a, "-MF") == 0) {
+			if (i + 1 >= argc)
+				goto missing;
+			i++;
+			continue;
+		}
+		if (bc_str_has_prefix(a, "-MF"))
+			continue;
+		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
+			have_md = 1;
+		if (strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0 ||
+		    bc_str_has_prefix(a, "-MT") || bc_str_has_prefix(a, "-MQ"))
+			have_mt = 1;
+		if (strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0) {
+			if (i + 1 >= argc)
+				goto missing;
+			bc_strv_push(out, a);
+			bc_strv_push(out, argv[++i]);
+			continue;
+		}
+		for (k = 0; path_opts[k] != NULL && !done; k++) {
+			size_t ol = strlen(path_opts[k]);
+
+			if (strcmp(a, path_opts[k]) == 0) {
+				if (i + 1 >= argc)
+					goto missing;
+				bc_strv_push(out, a);
+				push_rooted(out, "", argv[++i], root);
+				done = 1;
+			} else if (strncmp(a, path_opts[k], ol) == 0 &&
+			    a[ol] == '/' ) {
+				char *pre = xstrndup(a, ol);
+
+				push_rooted(out, pre, a + ol, root);
+				free(pre);
+				done = 1;
+			}
+		}
+		if (done)
+			continue;
+		if (in_list(a, val_opts)) {
+			if (i + 1 >= argc)
+				goto missing;
+			bc_strv_push(out, a);
+			bc_strv_push(out, argv[++i]);
+			continue;
+		}
+		if (is_source(a) != NULL) {
+			if (p->orig_src != NULL) {
+				bc_pump_plan_free(p);
+				return bc_seterr(why, BC_ERR_DENIED,
+				    "more than one source file");
+			}
+			p->orig_src = xstrdup(a);
+			push_rooted(out, "", a, root);
+			continue;
+		}
+		bc_strv_push(out, a);
+	}
+	if (mode == 0 || p->orig_src == NULL) {
+		bc_pump_plan_free(p);
+		return bc_seterr(why, BC_ERR_DENIED,
+		    mode == 0 ? "neither -c nor -S given" : "no source file");
+	}
+	p->out_path = xasprintf("%s/out.%s", jobdir, mode == 'S' ? "s" : "o");
+	p->deps_path = xasprintf("%s/deps.d", jobdir);
+	bc_strv_push(out, "-o");
+	bc_strv_push(out, p->out_path);
+	if (!have_md)
+		bc_strv_push(out, "-MMD");
+	bc_strv_push(out, "-MF");
+	bc_strv_push(out, p->deps_path);
+	if (!have_mt) {
+		bc_strv_push(out, "-MT");
+		if (orig_out != NULL) {
+			bc_strv_push(out, orig_out);
+		} else {
+			const char *b = bc_basename(p->orig_src);
+			const char *e = bc_extension(b);
+
+			bc_strv_push_owned(out, xasprintf("%.*s.%s",
+			    (int)(e - b), b, mode == 'S' ? "s" : "o"));
+		}
+	}
+	return BC_OK;
+missing:
+	bc_pump_plan_free(p);
+	return bc_seterr(why, BC_ERR_DENIED, "option without its value");
+}
+
+void
+bc_pump_fix_deps(const char *root, struct bc_buf *deps)
+{
+	size_t rl = strlen(root), i, o = 0, n = deps->len;
+	uint8_t *d = deps->data;
+
+	if (d == NULL || rl == 0)
+		return;
+	for (i = 0; i < n; ) {
+		if (n - i > rl && memcmp(d + i, root, rl) == 0 &&
+		    d[i + rl] == '/') {
+			i += rl;
+			continue;
+		}
+		d[o++] = d[i++];
+	}
+	deps->len = o;
+	if (deps->off > o)
+		deps->off = o;
+}
+
+int
+bc_pump_receive(struct bc_io *io, const struct bc_request *req, char **dir,
+    char **root, char **cwd, char *why)
+{
+	struct bc_pump_tree t;
+	int r;
+
+	*root = NULL;
+	*cwd = NULL;
+	if (req->cwd == NULL || req->cwd[0] != '/')
+		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
+	if (*dir == NULL && (r = bc_mkdtemp("boltccd_", dir, why)) != BC_OK)
+		return r;
+	*root = xasprintf("%s/root", *dir);
+	if ((r = bc_pump_tree_open(&t, *root, why)) != BC_OK)
+		return r;
+	r = bc_proto3_read_files(io, NULL, NULL, bc_pump_tree_add, &t, why);
+	if (r == BC_OK)
+		r = bc_pump_tree_mkdir(&t, req->cwd, why);
+	if (r == BC_OK)
+		bc_debug("pump tree: %zu files, %zu links", t.nfiles, t.nlinks);
+	bc_pump_tree_close(&t);
+	if (r == BC_OK)
+		*cwd = xasprintf("%s%s", *root, req->cwd);
+	return r;
+}
+
+int
+bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
+    const char *root, const char *jobdir, struct bc_job_plan *plan,
+    char *why)
+{
+	struct bc_pump_plan p;
+	int r;
+
+	bc_job_plan_init(plan);
+	if (root == NULL)
+		return bc_seterr(why, BC_ERR_DENIED, "no pump tree");
+	if ((r = bc_pump_plan_argv(argv, argc, name0, root, jobdir, &p, why))
+	    != BC_OK)
+		return r;
+	plan->argv = p.argv;
+	bc_strv_init(&p.argv);
+	plan->out_name = xstrdup(bc_basename(p.out_path));
+	plan->src_name = xstrdup("pump.unused");	/* empty DOTI */
+	plan->orig_src = p.orig_src;
+	p.orig_src = NULL;
+	bc_pump_plan_free(&p);
+	return BC_OK;
+}
+
+int
+bc_pump_write_reply(struct bc_buf *out, const char *jobdir, const char *root,
+    const struct bc_reply *rep, char *err)
+{
+	struct bc_buf deps;
+	char *p;
+	int r;
+
+	bc_buf_init(&deps, BC_MAX_DOTD);
+	if (rep->status == 0) {
+		p = xasprintf("%s/deps.d", jobdir);
+		(void)bc_read_file(p, BC_MAX_DOTD, &deps, NULL);
+		free(p);
+		bc_pump_fix_deps(root, &deps);
+	}
+	r = bc_proto3_write_reply(out, rep->status, &rep->serr, &rep->sout,
+	    &rep->doto, &deps, err);
+	bc_buf_free(&deps);
+	return r;
+}

@@ -1,0 +1,84 @@
+/*
+ * pump.h - the daemon side of pump mode (distcc protocol 3): the client's
+ * files laid out under a private root with strict validation, the argv
+ * rewritten so the compile reads them there while the object, the .d
+ * file and diagnostics name the client's paths, and the .d fixed up.
+ *
+ * Tree rules: NAME must be absolute, without "." or ".." components, at
+ * most BC_MAX_PATH_LEN bytes; parent directories are created one by one
+ * with O_NOFOLLOW, so nothing is ever written through a link; an existing
+ * entry is never replaced.  LINK targets: absolute ones are taken under
+ * the root (as distccd does) and must not contain ".."; relative ones must
+ * stay inside the root, except distcc's system-directory link for NAME
+ * /a/b: exactly "../" x (20 + slashes in NAME) + "a/b".
+ */
+#ifndef BC_PUMP_H
+#define BC_PUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/io.h"
+#include "common/proto.h"
+#include "common/util.h"
+#include "job.h"
+
+struct bc_pump_tree {
+	char *root;		/* absolute, no trailing slash */
+	int rootfd;
+	size_t nfiles, nlinks;
+};
+
+/* Create root (must not exist) and open it. */
+int bc_pump_tree_open(struct bc_pump_tree *t, const char *root, char *why);
+void bc_pump_tree_close(struct bc_pump_tree *t);
+/* bc_proto3_entry_fn: ctx is the tree. */
+int bc_pump_tree_add(void *ctx, const char *name, int is_link,
+    const uint8_t *data, size_t len, char *why);
+/* mkdir -p of a client directory inside the tree (for CDIR). */
+int bc_pump_tree_mkdir(struct bc_pump_tree *t, const char *dir, char *why);
+/* 1 if target is distcc's system-directory link for name. */
+int bc_pump_is_sysdir_link(const char *name, const char *target);
+
+struct bc_pump_plan {
+	struct bc_strv argv;	/* what runs (argv[0] = name0) */
+	char *out_path;		/* absolute, in jobdir */
+	char *deps_path;	/* absolute, in jobdir */
+	char *orig_src;
+};
+
+void bc_pump_plan_free(struct bc_pump_plan *p);
+
+/*
+ * Rewrite a pump argv: absolute paths of the source and of -I, -iquote,
+ * -isystem, -idirafter, -include, -imacros, -F, -iframework, -iprefix,
+ * -iwithprefix(before) get the root prepended; -o goes to jobdir/out.o
+ * (or .s); -MF goes to jobdir/deps.d, -MMD is added unless -MD/-MMD is
+ * there, -MT <client output> is added unless -MT/-MQ is there; and
+ * -ffile-prefix-map=<root>= maps every path in debug info, __FILE__ and
+ * diagnostics back to the client's.  BC_ERR_DENIED with why otherwise.
+ */
+int bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
+    const char *root, const char *jobdir, struct bc_pump_plan *p, char *why);
+
+/* Remove every "<root>" prefix from a dependency file's text. */
+void bc_pump_fix_deps(const char *root, struct bc_buf *deps);
+
+/*
+ * Job glue (daemon/job.c): after the protocol-3 head, make the job dir
+ * (*dir, set even on failure so the caller removes it), read the files
+ * into <dir>/root, create the client's working directory there.
+ * *root and *cwd are malloc'd.
+ */
+int bc_pump_receive(struct bc_io *io, const struct bc_request *req,
+    char **dir, char **root, char **cwd, char *why);
+/* bc_pump_plan_argv into a job plan (out_name relative to the job dir). */
+int bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
+    const char *root, const char *jobdir, struct bc_job_plan *plan,
+    char *why);
+/* The protocol-3 reply, with <jobdir>/deps.d fixed up as DOTD. */
+int bc_pump_write_reply(struct bc_buf *out, const char *jobdir,
+    const char *root, const struct bc_reply *rep, char *err);
+
+#endif

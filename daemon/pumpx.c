@@ -1,0 +1,217 @@
+/*
+ * pumpx.c - BOLT pump request, daemon side (see pumpx.h).
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/proto3x.h"
+#include "common/util.h"
+#include "preproc/hmap.h"
+#include "cas.h"
+#include "pump.h"
+#include "pumpx.h"
+
+/* The tree's copy of a header map named by -I/-iquote/-isystem gets its
+ * absolute values moved under the root (xcode.md 4: a map's values are
+ * client paths).  Only regular files inside the root are touched. */
+static void
+rebase_hmaps(const char *root, const char *cwd, const struct bc_strv *argv)
+{
+	static const char *const opts[] = { "-I", "-iquote", "-isystem", NULL };
+	char *rroot = realpath(root, NULL);
+	size_t i, k;
+
+	if (rroot == NULL)
+		return;
+	for (i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i], *v = NULL;
+		char *path, *real;
+		struct bc_hmap m;
+		struct bc_buf b, nb;
+		char e[BC_ERRLEN];
+		struct stat st;
+
+		for (k = 0; opts[k] != NULL && v == NULL; k++) {
+			size_t ol = strlen(opts[k]);
+
+			if (strcmp(a, opts[k]) == 0 && i + 1 < argv->n)
+				v = argv->v[++i];
+			else if (strncmp(a, opts[k], ol) == 0 && a[ol] != '\0')
+				v = a + ol;
+		}
+		if (v == NULL || v[0] == '=' || v[0] == '\0')
+			continue;
+		path = v[0] == '/' ? xasprintf("%s%s", root, v) :
+		    xasprintf("%s%s/%s", root, cwd, v);
+		real = realpath(path, NULL);
+		free(path);
+		if (real == NULL || strncmp(real, rroot, strlen(rroot)) != 0 ||
+		    real[strlen(rroot)] != '/' || lstat(real, &st) != 0 ||
+		    !S_ISREG(st.st_mode)) {
+			free(real);
+			continue;
+		}
+		bc_buf_init(&b, BC_HMAP_MAX_SIZE);
+		bc_buf_init(&nb, BC_HMAP_MAX_SIZE);
+		if (bc_read_file(real, BC_HMAP_MAX_SIZE, &b, NULL) == BC_OK &&
+		    bc_hmap_is_hmap(bc_buf_data(&b), bc_buf_len(&b)) &&
+		    bc_hmap_load_mem(&m, bc_buf_data(&b), bc_buf_len(&b), e)
+		    == BC_OK) {
+			if (bc_hmap_rebase(&m, root, &nb, e) == BC_OK &&
+			    bc_write_file_atomic(real, bc_buf_data(&nb),
+			    bc_buf_len(&nb), 0600, e) == BC_OK)
+				bc_debug("header map %s rebased", v);
+			bc_hmap_free(&m);
+		}
+		bc_buf_free(&b);
+		bc_buf_free(&nb);
+		free(real);
+	}
+	free(rroot);
+}
+
+int
+bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
+    const char *cache_dir, char **dir, char **root, char **cwd, char *why)
+{
+	struct bc_pumpx_manifest m;
+	struct bc_pump_tree t;
+	struct bc_cas cas;
+	struct bc_buf data, out;
+	uint32_t *need = NULL;
+	size_t nneed = 0, i, total = 0, held = 0, stored = 0;
+	char sub[BC_ERRLEN];
+	int r, tree_open = 0;
+
+	*root = NULL;
+	*cwd = NULL;
+	memset(&m, 0, sizeof(m));
+	if (req->cwd == NULL || req->cwd[0] != '/')
+		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
+	if (*dir == NULL && (r = bc_mkdtemp("boltccd_", dir, why)) != BC_OK)
+		return r;
+	if ((r = bc_pumpx_read_manifest(io, NULL, NULL, &m, why)) != BC_OK)
+		return r;
+	if (bc_cas_open(&cas, cache_dir, 0, sub) != BC_OK)
+		bc_info("pump store unavailable (%s): every file is needed",
+		    sub);
+	*root = xasprintf("%s/root", *dir);
+	bc_buf_init(&data, BC_MAX_FILE);
+	bc_buf_init(&out, BC_BUF_CEILING);
+	if ((r = bc_pump_tree_open(&t, *root, why)) != BC_OK)
+		goto out;
+	tree_open = 1;
+	need = xcalloc(m.n > 0 ? m.n : 1, sizeof(*need));
+	for (i = 0; i < m.n && r == BC_OK; i++) {
+		const struct bc_pumpx_ent *e = &m.v[i];
+
+		switch (e->kind) {
+		case BC_PUMPX_LINK:
+			r = bc_pump_tree_add(&t, e->name, 1,
+			    (const uint8_t *)e->target, strlen(e->target), why);
+			break;
+		case BC_PUMPX_DIR:
+			r = bc_pump_tree_mkdir(&t, e->name, why);
+			break;
+		default:
+			bc_buf_reset(&data);
+			if (bc_cas_get(&cas, e->hash, &data, BC_MAX_FILE, sub)
+			    != BC_OK) {
+				need[nneed++] = (uint32_t)i;
+				break;
+			}
+			total += bc_buf_len(&data);
+			if (total > BC_MAX_JOB_BYTES) {
+				r = bc_seterr(why, BC_ERR_LIMIT,
+				    "files exceed %zu bytes in total",
+				    (size_t)BC_MAX_JOB_BYTES);
+				break;
+			}
+			held++;
+			r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
+			    bc_buf_len(&data), why);
+			break;
+		}
+	}
+	if (r != BC_OK)
+		goto out;
+	if ((r = bc_pumpx_write_need(&out, need, nneed, why)) != BC_OK ||
+	    (r = bc_io_write_buf(io, &out, why)) != BC_OK)
+		goto out;
+	for (i = 0; i < nneed && r == BC_OK; i++) {
+		const struct bc_pumpx_ent *e = &m.v[need[i]];
+
+		if ((r = bc_pumpx_read_body(io, NULL, NULL, &data, why))
+		    != BC_OK)
+			break;
+		total += bc_buf_len(&data);
+		if (total > BC_MAX_JOB_BYTES) {
+			r = bc_seterr(why, BC_ERR_LIMIT,
+			    "files exceed %zu bytes in total",
+			    (size_t)BC_MAX_JOB_BYTES);
+			break;
+		}
+		/* the client's hash is a claim: checked before storing */
+		r = bc_cas_put(&cas, e->hash, bc_buf_data(&data),
+		    bc_buf_len(&data), sub);
+		if (r == BC_ERR_CORRUPT) {
+			r = bc_seterr(why, BC_ERR_PROTO,
+			    "%s: contents do not match the manifest's SHA-256",
+			    e->name);
+			break;
+		}
+		if (r != BC_OK)
+			bc_info("pump store: %s", sub);
+		else
+			stored++;
+		r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
+		    bc_buf_len(&data), why);
+	}
+	if (r == BC_OK)
+		r = bc_pump_tree_mkdir(&t, req->cwd, why);
+	if (r == BC_OK) {
+		bc_debug("bolt pump tree: %zu entries, %zu files from the "
+		    "store, %zu received", m.n, held, nneed);
+		*cwd = xasprintf("%s%s", *root, req->cwd);
+		rebase_hmaps(*root, req->cwd, &req->argv);
+	}
+	if (stored > 0)
+		bc_cas_trim(&cas, 0);
+out:
+	if (tree_open)
+		bc_pump_tree_close(&t);
+	free(need);
+	bc_buf_free(&data);
+	bc_buf_free(&out);
+	bc_cas_close(&cas);
+	bc_pumpx_manifest_free(&m);
+	return r;
+}
+
+int
+bc_pumpx_job_reply(struct bc_buf *out, const char *jobdir, const char *root,
+    const struct bc_reply *rep, char *err)
+{
+	struct bc_buf deps;
+	char *p;
+	int r;
+
+	bc_buf_init(&deps, BC_MAX_DOTD);
+	if (rep->status == 0) {
+		p = xasprintf("%s/deps.d", jobdir);
+		(void)bc_read_file(p, BC_MAX_DOTD, &deps, NULL);
+		free(p);
+		bc_pump_fix_deps(root, &deps);
+	}
+	r = bc_pumpx_write_reply(out, rep->status, &rep->serr, &rep->sout,
+	    &rep->doto, &deps, err);
+	bc_buf_free(&deps);
+	return r;
+}

@@ -1,0 +1,274 @@
+/*
+ * hmap.c - header-map reader (see hmap.h).  The whole file is kept in
+ * memory; lookups read buckets and strings through bounds-checked views.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/util.h"
+#include "preproc/hmap.h"
+
+#define HMAP_MAGIC 0x686D6170u
+#define HMAP_HDR 24
+#define HMAP_BUCKET 12
+
+static uint32_t
+rd32(const uint8_t *p, int swap)
+{
+	if (swap)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		    (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint16_t
+rd16(const uint8_t *p, int swap)
+{
+	return swap ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+int
+bc_hmap_is_hmap(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	return n >= 4 && (memcmp(b, "pamh", 4) == 0 ||
+	    memcmp(b, "hmap", 4) == 0);
+}
+
+int
+bc_hmap_load_mem(struct bc_hmap *m, const void *p, size_t n, char *err)
+{
+	const uint8_t *b = p;
+	uint32_t strtab, nb;
+	int swap;
+
+	memset(m, 0, sizeof(*m));
+	if (n <= HMAP_HDR || !bc_hmap_is_hmap(p, n))
+		return bc_seterr(err, BC_ERR_CORRUPT, "not a header map");
+	if (n > BC_HMAP_MAX_SIZE)
+		return bc_seterr(err, BC_ERR_LIMIT, "header map too large");
+	swap = memcmp(b, "hmap", 4) == 0;
+	if (rd32(b, swap) != HMAP_MAGIC || rd16(b + 4, swap) != 1 ||
+	    rd16(b + 6, swap) != 0)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "header map: bad version or reserved field");
+	strtab = rd32(b + 8, swap);
+	nb = rd32(b + 16, swap);
+	if (nb == 0 || (nb & (nb - 1)) != 0)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "header map: bucket count %lu is not a power of two",
+		    (unsigned long)nb);
+	if ((uint64_t)nb * HMAP_BUCKET > (uint64_t)(n - HMAP_HDR))
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "header map: file too short for its buckets");
+	if ((size_t)strtab > n)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "header map: string table offset past the end");
+	if ((m->data = malloc(n)) == NULL)
+		return bc_seterr(err, BC_ERR_ALLOC, "out of memory");
+	memcpy(m->data, p, n);
+	m->len = n;
+	m->swap = swap;
+	m->strtab = strtab;
+	m->nbuckets = nb;
+	return BC_OK;
+}
+
+int
+bc_hmap_load(struct bc_hmap *m, const char *path, char *err)
+{
+	struct bc_buf b;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	bc_buf_init(&b, BC_HMAP_MAX_SIZE);
+	r = bc_read_file(path, BC_HMAP_MAX_SIZE, &b, err);
+	if (r == BC_OK)
+		r = bc_hmap_load_mem(m, bc_buf_data(&b), bc_buf_len(&b), err);
+	bc_buf_free(&b);
+	return r;
+}
+
+void
+bc_hmap_free(struct bc_hmap *m)
+{
+	free(m->data);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The NUL-terminated string at string-table offset off, or NULL. */
+static const char *
+str_at(const struct bc_hmap *m, uint32_t off, size_t *len)
+{
+	struct bc_buf v;
+	const uint8_t *s, *z;
+	size_t start = (size_t)m->strtab + off;
+
+	if (start < m->strtab || start >= m->len)
+		return NULL;
+	bc_buf_view(&v, m->data + start, m->len - start);
+	if (bc_buf_peek(&v, 1, &s) != BC_OK)
+		return NULL;
+	z = memchr(s, '\0', bc_buf_avail(&v));
+	if (z == NULL)
+		return NULL;
+	*len = (size_t)(z - s);
+	return (const char *)s;
+}
+
+static unsigned char
+lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+static int
+eq_nocase(const char *a, size_t an, const char *b)
+{
+	size_t i;
+
+	if (strlen(b) != an)
+		return 0;
+	for (i = 0; i < an; i++)
+		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+			return 0;
+	return 1;
+}
+
+int
+bc_hmap_lookup(const struct bc_hmap *m, const char *key, char **out)
+{
+	uint32_t h = 0, i, probe;
+	const unsigned char *k;
+
+	*out = NULL;
+	if (m->data == NULL)
+		return BC_ERR_NOENT;
+	for (k = (const unsigned char *)key; *k != '\0'; k++)
+		h += (uint32_t)lower(*k) * 13u;
+	for (probe = 0; probe < m->nbuckets; probe++) {
+		const uint8_t *bk;
+		uint32_t koff, poff, soff;
+		const char *ks, *ps, *ss;
+		size_t kl, pl, sl;
+
+		i = (h + probe) & (m->nbuckets - 1);
+		bk = m->data + HMAP_HDR + (size_t)i * HMAP_BUCKET;
+		koff = rd32(bk, m->swap);
+		if (koff == 0)
+			return BC_ERR_NOENT;
+		ks = str_at(m, koff, &kl);
+		if (ks == NULL || !eq_nocase(ks, kl, key))
+			continue;
+		poff = rd32(bk + 4, m->swap);
+		soff = rd32(bk + 8, m->swap);
+		ps = str_at(m, poff, &pl);
+		ss = str_at(m, soff, &sl);
+		if (ps == NULL || ss == NULL)
+			return BC_ERR_NOENT;
+		if ((*out = malloc(pl + sl + 1)) == NULL)
+			return BC_ERR_ALLOC;
+		memcpy(*out, ps, pl);
+		memcpy(*out + pl, ss, sl);
+		(*out)[pl + sl] = '\0';
+		return BC_OK;
+	}
+	return BC_ERR_NOENT;
+}
+
+static void
+wr32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Append s (with its NUL) to the string table; its offset in *off. */
+static int
+tab_put(struct bc_buf *tab, const char *a, const char *b, uint32_t *off)
+{
+	if (bc_buf_len(tab) > UINT32_MAX - 1)
+		return BC_ERR_LIMIT;
+	*off = (uint32_t)bc_buf_len(tab);
+	if (bc_buf_put_str(tab, a) != BC_OK ||
+	    (b != NULL && bc_buf_put_str(tab, b) != BC_OK) ||
+	    bc_buf_put_u8(tab, 0) != BC_OK)
+		return BC_ERR_LIMIT;
+	return BC_OK;
+}
+
+int
+bc_hmap_rebase(const struct bc_hmap *m, const char *prefix,
+    struct bc_buf *out, char *err)
+{
+	struct bc_buf tab;
+	uint8_t *hdr;
+	uint32_t i, used = 0, maxval = 0;
+	size_t nb = m->nbuckets, start = bc_buf_len(out);
+	int r = BC_OK;
+
+	bc_buf_init(&tab, BC_HMAP_MAX_SIZE);
+	(void)bc_buf_put_u8(&tab, 0);	/* offset 0 = empty bucket */
+	if (bc_buf_reserve(out, HMAP_HDR + nb * HMAP_BUCKET, &hdr) != BC_OK) {
+		bc_buf_free(&tab);
+		return bc_seterr(err, BC_ERR_LIMIT, "header map too large");
+	}
+	memset(hdr, 0, HMAP_HDR + nb * HMAP_BUCKET);
+	for (i = 0; i < nb && r == BC_OK; i++) {
+		const uint8_t *bk = m->data + HMAP_HDR + (size_t)i * HMAP_BUCKET;
+		uint32_t koff = rd32(bk, m->swap);
+		const char *key, *pre, *suf;
+		uint32_t k2, p2, s2;
+		size_t kl, pl, sl;
+
+		if (koff == 0)
+			continue;
+		key = str_at(m, koff, &kl);
+		pre = str_at(m, rd32(bk + 4, m->swap), &pl);
+		suf = str_at(m, rd32(bk + 8, m->swap), &sl);
+		if (key == NULL || pre == NULL || suf == NULL)
+			continue;	/* a bad bucket is a miss either way */
+		r = tab_put(&tab, key, NULL, &k2);
+		if (r == BC_OK && pre[0] == '/')
+			r = tab_put(&tab, prefix, pre, &p2);
+		else if (r == BC_OK)
+			r = tab_put(&tab, pre, NULL, &p2);
+		if (r == BC_OK)
+			r = tab_put(&tab, suf, NULL, &s2);
+		if (r != BC_OK)
+			break;
+		wr32le(hdr + HMAP_HDR + (size_t)i * HMAP_BUCKET, k2);
+		wr32le(hdr + HMAP_HDR + (size_t)i * HMAP_BUCKET + 4, p2);
+		wr32le(hdr + HMAP_HDR + (size_t)i * HMAP_BUCKET + 8, s2);
+		used++;
+		if (pl + sl + (pre[0] == '/' ? strlen(prefix) : 0) > maxval)
+			maxval = (uint32_t)(pl + sl + (pre[0] == '/' ?
+			    strlen(prefix) : 0));
+	}
+	if (r != BC_OK) {
+		bc_buf_free(&tab);
+		return bc_seterr(err, BC_ERR_LIMIT, "header map too large");
+	}
+	memcpy(hdr, "pamh", 4);
+	hdr[4] = 1;
+	wr32le(hdr + 8, (uint32_t)(HMAP_HDR + nb * HMAP_BUCKET));
+	wr32le(hdr + 12, used);
+	wr32le(hdr + 16, (uint32_t)nb);
+	wr32le(hdr + 20, maxval);
+	(void)bc_buf_commit(out, HMAP_HDR + nb * HMAP_BUCKET);
+	if (bc_buf_put(out, bc_buf_data(&tab), bc_buf_len(&tab)) != BC_OK) {
+		bc_buf_free(&tab);
+		(void)start;
+		return bc_seterr(err, BC_ERR_LIMIT, "header map too large");
+	}
+	bc_buf_free(&tab);
+	return BC_OK;
+}

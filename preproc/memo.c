@@ -1,0 +1,502 @@
+/*
+ * memo.c - persistent per-file scan memo (see memo.h).
+ *
+ * File format (text, one record per file):
+ *   boltcc-ppmemo 2
+ *   F dev ino size mtime_ns ctime_ns used hash|- ndirs path
+ *   D kind angled computed line name        (ndirs times; name may be empty)
+ * Paths and names never contain a newline (such files are not memoized).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/util.h"
+#include "preproc/memo.h"
+
+#define MEMO_MAGIC "boltcc-ppmemo 2\n"	/* 2: with #defines */
+
+void
+bc_pp_stamp_of(const struct stat *sb, struct bc_pp_stamp *st)
+{
+	st->dev = (uint64_t)sb->st_dev;
+	st->ino = (uint64_t)sb->st_ino;
+	st->size = (uint64_t)sb->st_size;
+#ifdef __APPLE__
+	st->mtime_ns = (int64_t)sb->st_mtimespec.tv_sec * 1000000000LL +
+	    sb->st_mtimespec.tv_nsec;
+	st->ctime_ns = (int64_t)sb->st_ctimespec.tv_sec * 1000000000LL +
+	    sb->st_ctimespec.tv_nsec;
+#else
+	st->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000LL +
+	    sb->st_mtim.tv_nsec;
+	st->ctime_ns = (int64_t)sb->st_ctim.tv_sec * 1000000000LL +
+	    sb->st_ctim.tv_nsec;
+#endif
+}
+
+static uint64_t
+hstr(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void
+ent_free(struct bc_pp_mentry *e)
+{
+	if (e == NULL)
+		return;
+	free(e->path);
+	bc_pp_dirs_free(&e->dirs);
+	free(e);
+}
+
+static struct bc_pp_mentry **
+slot(struct bc_pp_memo *m, const char *path)
+{
+	size_t i = (size_t)hstr(path) & (m->cap - 1);
+
+	while (m->tab[i] != NULL && strcmp(m->tab[i]->path, path) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return &m->tab[i];
+}
+
+static void
+grow(struct bc_pp_memo *m)
+{
+	struct bc_pp_mentry **old = m->tab;
+	size_t oc = m->cap, i;
+
+	m->cap = oc ? oc * 2 : 1024;
+	m->tab = xcalloc(m->cap, sizeof(*m->tab));
+	for (i = 0; i < oc; i++)
+		if (old[i] != NULL)
+			*slot(m, old[i]->path) = old[i];
+	free(old);
+}
+
+/* Insert (replacing any entry of the same path; keeps the newer one if
+ * keep_newer and the old one is fresher). */
+static void
+put(struct bc_pp_memo *m, struct bc_pp_mentry *e, int keep_existing)
+{
+	struct bc_pp_mentry **s;
+
+	if ((m->n + 1) * 2 > m->cap)
+		grow(m);
+	s = slot(m, e->path);
+	if (*s != NULL) {
+		if (keep_existing) {
+			ent_free(e);
+			return;
+		}
+		ent_free(*s);
+		*s = e;
+		return;
+	}
+	*s = e;
+	m->n++;
+}
+
+static int
+num(const char **p, const char *end, long long *v, int sign)
+{
+	char tmp[32];
+	size_t n = 0;
+	char *ep;
+
+	while (*p < end && **p != ' ' && **p != '\n' && n < sizeof(tmp) - 1)
+		tmp[n++] = *(*p)++;
+	tmp[n] = '\0';
+	if (n == 0 || *p >= end || (**p != ' ' && **p != '\n'))
+		return -1;
+	if (**p == ' ')
+		(*p)++;
+	errno = 0;
+	if (sign)
+		*v = strtoll(tmp, &ep, 10);
+	else
+		*v = (long long)strtoull(tmp, &ep, 10);
+	if (errno != 0 || *ep != '\0' || (!sign && tmp[0] == '-'))
+		return -1;
+	return 0;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int
+bc_pp_memo_parse(struct bc_pp_memo *m, const char *p, size_t n)
+{
+	const char *end = p + n;
+	size_t ml = sizeof(MEMO_MAGIC) - 1;
+
+	if (n < ml || memcmp(p, MEMO_MAGIC, ml) != 0)
+		return BC_ERR_CORRUPT;
+	p += ml;
+	while (p < end) {
+		struct bc_pp_mentry *e;
+		const char *nl;
+		long long v[7], nd, k;
+		int i;
+
+		if (m->n >= BC_PP_MEMO_MAX_ENTRIES)
+			return BC_ERR_LIMIT;
+		if (end - p < 2 || p[0] != 'F' || p[1] != ' ')
+			return BC_ERR_CORRUPT;
+		p += 2;
+		for (i = 0; i < 6; i++)
+			if (num(&p, end, &v[i], i >= 3) != 0)
+				return BC_ERR_CORRUPT;
+		e = xcalloc(1, sizeof(*e));
+		bc_pp_dirs_init(&e->dirs);
+		e->st.dev = (uint64_t)v[0];
+		e->st.ino = (uint64_t)v[1];
+		e->st.size = (uint64_t)v[2];
+		e->st.mtime_ns = v[3];
+		e->st.ctime_ns = v[4];
+		e->used = v[5];
+		if (end - p >= 2 && p[0] == '-' && p[1] == ' ') {
+			p += 2;		/* no hash (checked first: "- " may
+					 * well have a space 64 bytes on) */
+		} else if (end - p >= 65 && p[64] == ' ') {
+			for (i = 0; i < 32; i++) {
+				int hi = hexval(p[2 * i]), lo = hexval(p[2 * i + 1]);
+
+				if (hi < 0 || lo < 0)
+					break;
+				e->hash[i] = (uint8_t)(hi << 4 | lo);
+			}
+			if (i != 32) {
+				ent_free(e);
+				return BC_ERR_CORRUPT;
+			}
+			e->has_hash = 1;
+			p += 65;
+		} else {
+			ent_free(e);
+			return BC_ERR_CORRUPT;
+		}
+		if (num(&p, end, &nd, 0) != 0 || nd > BC_PP_MAX_DIRS ||
+		    (nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
+		    nl == p) {
+			ent_free(e);
+			return BC_ERR_CORRUPT;
+		}
+		e->path = xstrndup(p, (size_t)(nl - p));
+		p = nl + 1;
+		for (k = 0; k < nd; k++) {
+			long long d[4];
+			struct bc_pp_dir *dd;
+
+			if (end - p < 2 || p[0] != 'D' || p[1] != ' ') {
+				ent_free(e);
+				return BC_ERR_CORRUPT;
+			}
+			p += 2;
+			for (i = 0; i < 4; i++)
+				if (num(&p, end, &d[i], 0) != 0) {
+					ent_free(e);
+					return BC_ERR_CORRUPT;
+				}
+			if ((nl = memchr(p, '\n', (size_t)(end - p)))
+			    == NULL || d[0] < BC_PP_INCLUDE ||
+			    d[0] > BC_PP_DEFINE ||
+			    (size_t)(nl - p) > BC_PP_MAX_NAME) {
+				ent_free(e);
+				return BC_ERR_CORRUPT;
+			}
+			if (e->dirs.n == e->dirs.cap) {
+				e->dirs.cap = e->dirs.cap ? e->dirs.cap * 2 : 8;
+				e->dirs.v = xrealloc(e->dirs.v, e->dirs.cap,
+				    sizeof(*e->dirs.v));
+			}
+			dd = &e->dirs.v[e->dirs.n++];
+			dd->kind = (int)d[0];
+			dd->angled = d[1] != 0;
+			dd->computed = d[2] != 0;
+			dd->line = (unsigned)d[3];
+			dd->name = NULL;
+			if (!dd->computed || nl > p)
+				dd->name = xstrndup(p, (size_t)(nl - p));
+			p = nl + 1;
+		}
+		put(m, e, 1);
+	}
+	return BC_OK;
+}
+
+static void
+load_into(struct bc_pp_memo *m, const char *file)
+{
+	struct bc_buf b;
+
+	bc_buf_init(&b, BC_PP_MEMO_MAX_FILE);
+	if (bc_read_file(file, BC_PP_MEMO_MAX_FILE, &b, NULL) == BC_OK)
+		(void)bc_pp_memo_parse(m, (const char *)bc_buf_data(&b),
+		    bc_buf_len(&b));
+	bc_buf_free(&b);
+}
+
+int
+bc_pp_memo_open(struct bc_pp_memo *m, const char *file, char *err)
+{
+	(void)err;
+	memset(m, 0, sizeof(*m));
+	grow(m);
+	if (file != NULL) {
+		m->file = xstrdup(file);
+		load_into(m, file);
+	}
+	return BC_OK;
+}
+
+void
+bc_pp_memo_close(struct bc_pp_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		ent_free(m->tab[i]);
+	free(m->tab);
+	free(m->file);
+	memset(m, 0, sizeof(*m));
+}
+
+static int
+same_stamp(const struct bc_pp_stamp *a, const struct bc_pp_stamp *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	    a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
+int
+bc_pp_memo_dirs(struct bc_pp_memo *m, const char *abspath,
+    const struct bc_pp_dirs **dirs, char *err)
+{
+	struct bc_pp_mentry *e, **s;
+	struct bc_pp_stamp st;
+	struct stat sb;
+	struct bc_buf b;
+	char sub[BC_ERRLEN];
+	int r;
+
+	*dirs = NULL;
+	if (stat(abspath, &sb) != 0)
+		return bc_seterr(err, errno == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
+		    "%s: %s", abspath, strerror(errno));
+	bc_pp_stamp_of(&sb, &st);
+	s = slot(m, abspath);
+	if (*s != NULL && same_stamp(&(*s)->st, &st)) {
+		m->hits++;
+		if (!(*s)->fresh) {
+			int64_t now = (int64_t)time(NULL);
+
+			(*s)->fresh = 1;
+			/* the LRU stamp needs no finer grain than an hour: a
+			 * warm scan then writes nothing back */
+			if (now - (*s)->used > BC_PP_MEMO_USED_GRAIN) {
+				(*s)->used = now;
+				m->dirty = 1;
+			}
+		}
+		*dirs = &(*s)->dirs;
+		return BC_OK;
+	}
+	m->misses++;
+	bc_buf_init(&b, BC_PP_MAX_SOURCE);
+	if ((r = bc_read_file(abspath, BC_PP_MAX_SOURCE, &b, sub)) != BC_OK) {
+		bc_buf_free(&b);
+		return bc_seterr(err, r, "%s", sub);
+	}
+	e = xcalloc(1, sizeof(*e));
+	bc_pp_dirs_init(&e->dirs);
+	r = bc_pp_lex((const char *)bc_buf_data(&b), bc_buf_len(&b), &e->dirs,
+	    sub);
+	bc_buf_free(&b);
+	if (r != BC_OK) {
+		ent_free(e);
+		return bc_seterr(err, r, "%s: %s", abspath, sub);
+	}
+	e->path = xstrdup(abspath);
+	e->st = st;
+	e->used = (int64_t)time(NULL);
+	e->fresh = 1;
+	put(m, e, 0);
+	m->dirty = strchr(abspath, '\n') == NULL ? 1 : m->dirty;
+	*dirs = &e->dirs;
+	return BC_OK;
+}
+
+static int
+cmp_used(const void *a, const void *b)
+{
+	const struct bc_pp_mentry *x = *(struct bc_pp_mentry *const *)a;
+	const struct bc_pp_mentry *y = *(struct bc_pp_mentry *const *)b;
+
+	return x->used < y->used ? 1 : x->used > y->used ? -1 : 0;
+}
+
+static int
+serialize(struct bc_pp_memo *m, struct bc_buf *b)
+{
+	struct bc_pp_mentry **all;
+	size_t i, k = 0, j;
+	int r = BC_OK;
+
+	all = xcalloc(m->n ? m->n : 1, sizeof(*all));
+	for (i = 0; i < m->cap; i++)
+		if (m->tab[i] != NULL)
+			all[k++] = m->tab[i];
+	qsort(all, k, sizeof(*all), cmp_used);
+	if (k > BC_PP_MEMO_MAX_ENTRIES)
+		k = BC_PP_MEMO_MAX_ENTRIES;
+	r = bc_buf_put_str(b, MEMO_MAGIC);
+	for (i = 0; i < k && r == BC_OK; i++) {
+		struct bc_pp_mentry *e = all[i];
+		int bad = strchr(e->path, '\n') != NULL;
+
+		for (j = 0; j < e->dirs.n; j++)
+			if (e->dirs.v[j].name != NULL &&
+			    strchr(e->dirs.v[j].name, '\n') != NULL)
+				bad = 1;
+		if (bad)
+			continue;
+		r = bc_buf_putf(b, "F %llu %llu %llu %lld %lld %lld ",
+		    (unsigned long long)e->st.dev, (unsigned long long)e->st.ino,
+		    (unsigned long long)e->st.size, (long long)e->st.mtime_ns,
+		    (long long)e->st.ctime_ns, (long long)e->used);
+		if (r == BC_OK && e->has_hash) {
+			for (j = 0; j < 32 && r == BC_OK; j++)
+				r = bc_buf_putf(b, "%02x", e->hash[j]);
+			if (r == BC_OK)
+				r = bc_buf_put_str(b, " ");
+		} else if (r == BC_OK) {
+			r = bc_buf_put_str(b, "- ");
+		}
+		if (r == BC_OK)
+			r = bc_buf_putf(b, "%zu %s\n", e->dirs.n, e->path);
+		for (j = 0; j < e->dirs.n && r == BC_OK; j++) {
+			const struct bc_pp_dir *d = &e->dirs.v[j];
+
+			r = bc_buf_putf(b, "D %d %d %d %u %s\n", d->kind,
+			    d->angled, d->computed, d->line,
+			    d->name != NULL ? d->name : "");
+		}
+	}
+	free(all);
+	return r;
+}
+
+int
+bc_pp_memo_save(struct bc_pp_memo *m, char *err)
+{
+	struct bc_pp_memo disk;
+	struct bc_buf b;
+	struct flock fl;
+	char *lock;
+	size_t i;
+	int fd, r;
+
+	if (m->file == NULL || !m->dirty)
+		return BC_OK;
+	lock = xasprintf("%s.lock", m->file);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(lock);
+	if (fd < 0)
+		return bc_seterr(err, BC_ERR_IO, "memo lock: %s",
+		    strerror(errno));
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	while (fcntl(fd, F_SETLKW, &fl) != 0 && errno == EINTR)
+		;
+	/* merge: what others saved meanwhile, then ours on top */
+	memset(&disk, 0, sizeof(disk));
+	grow(&disk);
+	load_into(&disk, m->file);
+	for (i = 0; i < m->cap; i++) {
+		if (m->tab[i] == NULL)
+			continue;
+		put(&disk, m->tab[i], 0);
+		m->tab[i] = NULL;
+	}
+	m->n = 0;
+	bc_buf_init(&b, BC_PP_MEMO_MAX_FILE);
+	r = serialize(&disk, &b);
+	if (r == BC_OK)
+		r = bc_write_file_atomic(m->file, bc_buf_data(&b),
+		    bc_buf_len(&b), 0600, err);
+	else
+		bc_seterr(err, r, "memo too large");
+	bc_buf_free(&b);
+	/* the merged table becomes ours */
+	free(m->tab);
+	m->tab = disk.tab;
+	m->cap = disk.cap;
+	m->n = disk.n;
+	m->dirty = 0;
+	close(fd);
+	return r;
+}
+
+int
+bc_pp_memo_hash(struct bc_pp_memo *m, const char *abspath,
+    uint8_t out[32], char *err)
+{
+	struct bc_pp_mentry **s;
+	struct bc_pp_stamp st;
+	struct stat sb;
+	struct bc_buf b;
+	int r;
+
+	if (stat(abspath, &sb) != 0)
+		return bc_seterr(err, errno == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
+		    "%s: %s", abspath, strerror(errno));
+	bc_pp_stamp_of(&sb, &st);
+	s = slot(m, abspath);
+	if (*s != NULL && same_stamp(&(*s)->st, &st) && (*s)->has_hash) {
+		m->hash_hits++;
+		memcpy(out, (*s)->hash, 32);
+		return BC_OK;
+	}
+	m->hash_misses++;
+	bc_buf_init(&b, BC_PP_MAX_SOURCE);
+	r = bc_read_file(abspath, BC_PP_MAX_SOURCE, &b, err);
+	if (r == BC_OK)
+		bc_hash_bytes(bc_buf_data(&b), bc_buf_len(&b), out);
+	bc_buf_free(&b);
+	if (r != BC_OK)
+		return r;
+	/* remembered only with directives of the same contents: the entry
+	 * the scan just made or checked */
+	if (*s != NULL && same_stamp(&(*s)->st, &st)) {
+		memcpy((*s)->hash, out, 32);
+		(*s)->has_hash = 1;
+		if (strchr(abspath, '\n') == NULL)
+			m->dirty = 1;
+	}
+	return BC_OK;
+}

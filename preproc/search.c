@@ -1,0 +1,681 @@
+/*
+ * search.c - search-path model (see search.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/util.h"
+#include "preproc/search.h"
+
+#define VERBOSE_MAX ((size_t)1 << 20)
+
+void
+bc_pp_search_init(struct bc_pp_search *s)
+{
+	memset(s, 0, sizeof(*s));
+	bc_strv_init(&s->sysdirs);
+	bc_strv_init(&s->defines);
+	bc_strv_init(&s->forced);
+	bc_strv_init(&s->user_dirs);
+	bc_strv_init(&s->query);
+}
+
+void
+bc_pp_search_free(struct bc_pp_search *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].path);
+		if (s->v[i].hmap != NULL) {
+			bc_hmap_free(s->v[i].hmap);
+			free(s->v[i].hmap);
+		}
+	}
+	free(s->v);
+	bc_strv_free(&s->sysdirs);
+	bc_strv_free(&s->defines);
+	bc_strv_free(&s->forced);
+	bc_strv_free(&s->user_dirs);
+	bc_strv_free(&s->query);
+	free(s->sysroot);
+	free(s->lang);
+	bc_pp_search_init(s);
+}
+
+int
+bc_pp_file_exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static void
+push_ent(struct bc_pp_search *s, const char *path, int kind, int sysdef,
+    size_t at)
+{
+	struct bc_pp_ent e;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xrealloc(s->v, s->cap, sizeof(*s->v));
+	}
+	memset(&e, 0, sizeof(e));
+	e.path = xstrdup(path);
+	e.kind = kind;
+	e.sysdef = sysdef;
+	if (kind == BC_PP_ENT_HMAP) {
+		e.hmap = xcalloc(1, sizeof(*e.hmap));
+		if (bc_hmap_load(e.hmap, path, NULL) != BC_OK) {
+			free(e.hmap);
+			e.hmap = NULL;
+		}
+	}
+	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(*s->v));
+	s->v[at] = e;
+	s->n++;
+}
+
+void
+bc_pp_search_add(struct bc_pp_search *s, const char *path, int kind,
+    int sysdef, int quote)
+{
+	if (quote) {
+		push_ent(s, path, kind, sysdef, s->quote_end);
+		s->quote_end++;
+	} else {
+		push_ent(s, path, kind, sysdef, s->n);
+	}
+}
+
+/* A dir given to -I/-iquote that is a header-map file. */
+static int
+dir_kind(const char *path)
+{
+	struct stat sb;
+	char magic[4];
+	int fd, k = BC_PP_ENT_DIR;
+
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return BC_PP_ENT_DIR;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return BC_PP_ENT_DIR;
+	if (read(fd, magic, 4) == 4 && bc_hmap_is_hmap(magic, 4))
+		k = BC_PP_ENT_HMAP;
+	close(fd);
+	return k;
+}
+
+int
+bc_pp_parse_verbose(const char *text, size_t n, struct bc_strv *dirs,
+    struct bc_strv *fwdirs)
+{
+	const char *p = text, *end = text + n;
+	int in = 0, found = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *q = p;
+
+		if (len >= 20 && memcmp(p, "#include <...> search starts here:",
+		    len < 34 ? len : 34) == 0 && len >= 34) {
+			in = 1;
+			found = 1;
+		} else if (len >= 19 && memcmp(p, "End of search list.", 19) == 0) {
+			in = 0;
+		} else if (in && len > 1 && p[0] == ' ') {
+			static const char fw[] = " (framework directory)";
+			size_t l = len - 1, fl = sizeof(fw) - 1;
+			int isfw = 0;
+
+			q = p + 1;
+			while (l > 0 && (q[l - 1] == '\r' || q[l - 1] == ' '))
+				l--;
+			if (l > fl && memcmp(q + l - fl, fw, fl) == 0) {
+				l -= fl;
+				isfw = 1;
+			}
+			if (l > 0) {
+				char *d = xstrndup(q, l);
+
+				bc_strv_push_owned(isfw ? fwdirs : dirs, d);
+			}
+		}
+		p += len + (nl != NULL ? 1 : 0);
+	}
+	return found ? BC_OK : BC_ERR_NOENT;
+}
+
+/* FNV-1a 64 of the cache key. */
+static uint64_t
+fnv64(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Run cc -E -v and capture stderr. */
+static int
+ask_compiler(const char *cc, const struct bc_pp_search *s, struct bc_buf *out,
+    char *err)
+{
+	struct bc_strv av = BC_STRV_INIT;
+	int pfd[2], st = 0;
+	pid_t pid;
+	size_t i;
+
+	if (pipe(pfd) != 0)
+		return bc_seterr(err, BC_ERR_IO, "pipe: %s", strerror(errno));
+	bc_strv_push(&av, cc);
+	bc_strv_push(&av, "-E");
+	bc_strv_push(&av, "-v");
+	bc_strv_push(&av, "-x");
+	bc_strv_push(&av, s->lang != NULL ? s->lang : "c");
+	for (i = 0; i < s->query.n; i++)
+		bc_strv_push(&av, s->query.v[i]);
+	bc_strv_push(&av, "/dev/null");
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		bc_strv_free(&av);
+		return bc_seterr(err, BC_ERR_IO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 ||
+		    dup2(pfd[1], 2) < 0)
+			_exit(127);
+		close(pfd[0]);
+		(void)setenv("LC_ALL", "C", 1);
+		execv(cc, av.v);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		uint8_t *w;
+		ssize_t r;
+
+		if (bc_buf_reserve(out, 4096, &w) != BC_OK)
+			break;
+		r = read(pfd[0], w, 4096);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		(void)bc_buf_commit(out, (size_t)r);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	bc_strv_free(&av);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return bc_seterr(err, BC_ERR_COMPILER,
+		    "%s -E -v failed (status 0x%x)", cc, (unsigned)st);
+	return BC_OK;
+}
+
+static int
+load_cached(const char *file, const char *key, struct bc_strv *dirs,
+    struct bc_strv *fw)
+{
+	struct bc_buf b;
+	const char *p, *end, *nl;
+	size_t kl = strlen(key);
+	int ok = 0;
+
+	bc_buf_init(&b, VERBOSE_MAX);
+	if (bc_read_file(file, VERBOSE_MAX, &b, NULL) != BC_OK) {
+		bc_buf_free(&b);
+		return 0;
+	}
+	p = (const char *)bc_buf_data(&b);
+	end = p + bc_buf_len(&b);
+	if ((size_t)(end - p) > kl + 2 && memcmp(p, "K ", 2) == 0 &&
+	    memcmp(p + 2, key, kl) == 0 && p[2 + kl] == '\n') {
+		ok = 1;
+		p += kl + 3;
+		while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))
+		    != NULL) {
+			if (nl - p > 2 && (p[0] == 'D' || p[0] == 'F') &&
+			    p[1] == ' ')
+				bc_strv_push_owned(p[0] == 'D' ? dirs : fw,
+				    xstrndup(p + 2, (size_t)(nl - p - 2)));
+			p = nl + 1;
+		}
+	}
+	bc_buf_free(&b);
+	return ok;
+}
+
+static void
+save_cached(const char *file, const char *key, const struct bc_strv *dirs,
+    const struct bc_strv *fw)
+{
+	struct bc_buf b;
+	size_t i;
+
+	bc_buf_init(&b, VERBOSE_MAX);
+	(void)bc_buf_putf(&b, "K %s\n", key);
+	for (i = 0; i < dirs->n; i++)
+		(void)bc_buf_putf(&b, "D %s\n", dirs->v[i]);
+	for (i = 0; i < fw->n; i++)
+		(void)bc_buf_putf(&b, "F %s\n", fw->v[i]);
+	(void)bc_write_file_atomic(file, bc_buf_data(&b), bc_buf_len(&b), 0644,
+	    NULL);
+	bc_buf_free(&b);
+}
+
+static int
+default_dirs(struct bc_pp_search *s, const char *cc, const char *statedir,
+    struct bc_strv *dirs, struct bc_strv *fw, char *err)
+{
+	struct stat sb;
+	struct bc_buf b;
+	char *key, *file = NULL, *q;
+	size_t i;
+	int r;
+
+	if (stat(cc, &sb) != 0)
+		return bc_seterr(err, BC_ERR_COMPILER, "%s: %s", cc,
+		    strerror(errno));
+	key = xasprintf("%s|%llu|%llu|%lld|%lld.%09ld|%s", cc,
+	    (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
+	    (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+	    (long)sb.st_mtim.tv_nsec, s->lang != NULL ? s->lang : "c");
+	for (i = 0; i < s->query.n; i++) {
+		q = xasprintf("%s|%s", key, s->query.v[i]);
+		free(key);
+		key = q;
+	}
+	if (strchr(key, '\n') == NULL && statedir != NULL) {
+		file = xasprintf("%s/ppdirs-%016llx", statedir,
+		    (unsigned long long)fnv64(key));
+		if (load_cached(file, key, dirs, fw)) {
+			free(file);
+			free(key);
+			return BC_OK;
+		}
+	}
+	bc_buf_init(&b, VERBOSE_MAX);
+	r = ask_compiler(cc, s, &b, err);
+	if (r == BC_OK && bc_pp_parse_verbose((const char *)bc_buf_data(&b),
+	    bc_buf_len(&b), dirs, fw) != BC_OK)
+		r = bc_seterr(err, BC_ERR_COMPILER,
+		    "no search list in the output of %s -E -v", cc);
+	if (r == BC_OK && file != NULL)
+		save_cached(file, key, dirs, fw);
+	bc_buf_free(&b);
+	free(file);
+	free(key);
+	return r;
+}
+
+/* Value of an option given joined (-Ifoo) or separate (-I foo). */
+static const char *
+optval(char *const *argv, size_t argc, size_t *i, const char *opt)
+{
+	size_t ol = strlen(opt);
+	const char *a = argv[*i];
+
+	if (strncmp(a, opt, ol) != 0)
+		return NULL;
+	if (a[ol] != '\0')
+		return a + ol;
+	if (*i + 1 >= argc)
+		return NULL;
+	(*i)++;
+	return argv[*i];
+}
+
+/* Options that take the next word and do not affect the search. */
+static const char *const skip_arg[] = {
+	"-o", "-D", "-U", "-MF", "-MT", "-MQ", "-MJ", "-x", "-A", "-L",
+	"-Xlinker", "-Xassembler", "--param", "-mllvm", "-T", "-u", "-z",
+	"--serialize-diagnostics", "-dependency-file", "-aux-info", NULL
+};
+
+/* Options that affect the search in ways not modelled. */
+static const char *const unmodelled[] = {
+	"-iprefix", "-iwithprefix", "-iwithprefixbefore", "-cxx-isystem",
+	"-isystem-after", "-I-", "-Xpreprocessor", "-Xclang", "-Wp,",
+	"--include-directory", "-iwithsysroot", "-imsvc", "-fmodules",
+	"-fmodule-map-file", "-fprebuilt-module-path", "-include-pch",
+	"-iembed-dir", "--embed-dir", "-ibuiltininc", NULL
+};
+
+/* Flags passed on to the default-directory query. */
+static const char *const query_flags[] = {
+	"-nostdinc", "-nostdinc++", "-nostdlibinc", "-nobuiltininc",
+	"-m32", "-m64", "-mx32", "-m16", NULL
+};
+static const char *const query_prefix[] = {
+	"--target=", "-stdlib=", "--gcc-toolchain=", "--sysroot=", "-B",
+	"-std=", NULL
+};
+
+static char *
+under_sysroot(const struct bc_pp_search *s, const char *d)
+{
+	if (d[0] == '=' )
+		return xasprintf("%s%s", s->sysroot != NULL ? s->sysroot : "",
+		    d + 1);
+	return xstrdup(d);
+}
+
+int
+bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
+    const char *lang, const char *compiler_path, const char *statedir,
+    const char **fallback, char *err)
+{
+	struct bc_strv angled = BC_STRV_INIT, angled_fw = BC_STRV_INIT;
+	struct bc_strv sys = BC_STRV_INIT, after = BC_STRV_INIT;
+	struct bc_strv quote = BC_STRV_INIT, dd = BC_STRV_INIT,
+	    dfw = BC_STRV_INIT;
+	struct bc_strv order = BC_STRV_INIT;	/* "I" or "F" per angled */
+	size_t i, k, ai = 0, fi = 0;
+	int r = BC_OK;
+
+	*fallback = NULL;
+	s->lang = xstrdup(lang != NULL ? lang : "c");
+	if (getenv("CPATH") != NULL || getenv("C_INCLUDE_PATH") != NULL ||
+	    getenv("CPLUS_INCLUDE_PATH") != NULL ||
+	    getenv("OBJC_INCLUDE_PATH") != NULL) {
+		*fallback = "cpath-env";
+		r = bc_seterr(err, BC_ERR_NOTSUP,
+		    "CPATH or *_INCLUDE_PATH is set");
+		goto out;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int done = 0;
+
+		if (a[0] != '-')
+			continue;
+		if (strcmp(a, "-D") == 0 && i + 1 < argc) {
+			bc_strv_push(&s->defines, argv[i + 1]);
+			i++;
+			continue;
+		}
+		if (a[1] == 'D' && a[2] != '\0') {
+			bc_strv_push(&s->defines, a + 2);
+			continue;
+		}
+		for (k = 0; skip_arg[k] != NULL; k++)
+			if (strcmp(a, skip_arg[k]) == 0) {
+				i++;
+				done = 1;
+				break;
+			}
+		if (done)
+			continue;
+		if (strcmp(a, "-ivfsoverlay") == 0 ||
+		    bc_str_has_prefix(a, "-ivfsoverlay")) {
+			*fallback = "ivfsoverlay";
+			r = bc_seterr(err, BC_ERR_NOTSUP, "-ivfsoverlay");
+			goto out;
+		}
+		for (k = 0; unmodelled[k] != NULL; k++)
+			if (bc_str_has_prefix(a, unmodelled[k])) {
+				*fallback = "unmodelled-option";
+				r = bc_seterr(err, BC_ERR_NOTSUP,
+				    "option %s is not modelled", unmodelled[k]);
+				goto out;
+			}
+		if ((v = optval(argv, argc, &i, "-isysroot")) != NULL ||
+		    (strcmp(a, "--sysroot") == 0 &&
+		    (v = optval(argv, argc, &i, "--sysroot")) != NULL) ||
+		    (bc_str_has_prefix(a, "--sysroot=") && (v = a + 10))) {
+			free(s->sysroot);
+			s->sysroot = xstrdup(v);
+			bc_strv_push(&s->query, "--sysroot");
+			bc_strv_push(&s->query, v);
+			continue;
+		}
+		if ((v = optval(argv, argc, &i, "-iquote")) != NULL) {
+			bc_strv_push_owned(&quote, under_sysroot(s, v));
+			continue;
+		}
+		if ((v = optval(argv, argc, &i, "-isystem")) != NULL) {
+			bc_strv_push_owned(&sys, under_sysroot(s, v));
+			continue;
+		}
+		if ((v = optval(argv, argc, &i, "-idirafter")) != NULL) {
+			bc_strv_push_owned(&after, under_sysroot(s, v));
+			continue;
+		}
+		if ((v = optval(argv, argc, &i, "-iframework")) != NULL) {
+			bc_strv_push(&sys, "\001");	/* marker: framework */
+			bc_strv_push(&sys, v);
+			continue;
+		}
+		if ((v = optval(argv, argc, &i, "-include")) != NULL ||
+		    (v = optval(argv, argc, &i, "-imacros")) != NULL) {
+			bc_strv_push(&s->forced, v);
+			continue;
+		}
+		if (strcmp(a, "-I") == 0 || (a[1] == 'I' && a[2] != '\0')) {
+			if ((v = optval(argv, argc, &i, "-I")) == NULL)
+				continue;
+			bc_strv_push_owned(&angled, under_sysroot(s, v));
+			bc_strv_push(&order, "I");
+			continue;
+		}
+		if (strcmp(a, "-F") == 0 || (a[1] == 'F' && a[2] != '\0')) {
+			if ((v = optval(argv, argc, &i, "-F")) == NULL)
+				continue;
+			bc_strv_push(&angled_fw, v);
+			bc_strv_push(&order, "F");
+			continue;
+		}
+		if (strcmp(a, "-target") == 0 || strcmp(a, "-arch") == 0 ||
+		    strcmp(a, "-B") == 0 || strcmp(a, "--gcc-toolchain") == 0) {
+			bc_strv_push(&s->query, a);
+			if (i + 1 < argc)
+				bc_strv_push(&s->query, argv[++i]);
+			continue;
+		}
+		for (k = 0; query_flags[k] != NULL; k++)
+			if (strcmp(a, query_flags[k]) == 0)
+				bc_strv_push(&s->query, a);
+		for (k = 0; query_prefix[k] != NULL; k++)
+			if (bc_str_has_prefix(a, query_prefix[k]))
+				bc_strv_push(&s->query, a);
+	}
+	/* assemble in search order */
+	for (i = 0; i < quote.n; i++) {
+		int kq = dir_kind(quote.v[i]);
+
+		bc_pp_search_add(s, quote.v[i], kq, 0, 1);
+		if (kq == BC_PP_ENT_DIR)
+			bc_strv_push(&s->user_dirs, quote.v[i]);
+	}
+	for (i = 0; i < order.n; i++) {
+		if (order.v[i][0] == 'I') {
+			const char *d = angled.v[ai++];
+
+			int kd = dir_kind(d);
+
+			bc_pp_search_add(s, d, kd, 0, 0);
+			if (kd == BC_PP_ENT_DIR)
+				bc_strv_push(&s->user_dirs, d);
+		} else {
+			bc_pp_search_add(s, angled_fw.v[fi++],
+			    BC_PP_ENT_FRAMEWORK, 0, 0);
+		}
+	}
+	for (i = 0; i < sys.n; i++) {
+		if (sys.v[i][0] == '\001' && i + 1 < sys.n) {
+			i++;
+			bc_pp_search_add(s, sys.v[i], BC_PP_ENT_FRAMEWORK, 0, 0);
+		} else {
+			bc_pp_search_add(s, sys.v[i], BC_PP_ENT_DIR, 0, 0);
+			bc_strv_push(&s->user_dirs, sys.v[i]);
+		}
+	}
+	if (compiler_path != NULL) {
+		r = default_dirs(s, compiler_path, statedir, &dd, &dfw, err);
+		if (r != BC_OK) {
+			*fallback = "default-dirs";
+			r = BC_ERR_NOTSUP;
+			goto out;
+		}
+		for (i = 0; i < dd.n; i++) {
+			bc_pp_search_add(s, dd.v[i], BC_PP_ENT_DIR, 1, 0);
+			bc_strv_push(&s->sysdirs, dd.v[i]);
+		}
+		for (i = 0; i < dfw.n; i++) {
+			bc_pp_search_add(s, dfw.v[i], BC_PP_ENT_FRAMEWORK, 1, 0);
+			bc_strv_push(&s->sysdirs, dfw.v[i]);
+		}
+	}
+	for (i = 0; i < after.n; i++) {
+		bc_pp_search_add(s, after.v[i], BC_PP_ENT_DIR, 0, 0);
+		bc_strv_push(&s->user_dirs, after.v[i]);
+	}
+out:
+	bc_strv_free(&angled);
+	bc_strv_free(&angled_fw);
+	bc_strv_free(&sys);
+	bc_strv_free(&after);
+	bc_strv_free(&quote);
+	bc_strv_free(&dd);
+	bc_strv_free(&dfw);
+	bc_strv_free(&order);
+	return r;
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+
+	if (dl == 0 || strcmp(dir, ".") == 0)
+		return xstrdup(name);
+	if (dir[dl - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+/* Try one entry; BC_OK with *out, or BC_ERR_NOENT.  *name may be
+ * replaced by a header map's relative redirect. */
+static int
+try_ent(const struct bc_pp_ent *e, char **name, char **out)
+{
+	char *p, *v = NULL, *v2 = NULL;
+	const char *slash;
+
+	*out = NULL;
+	if (e->kind == BC_PP_ENT_DIR) {
+		p = join(e->path, *name);
+		if (bc_pp_file_exists(p)) {
+			*out = p;
+			return BC_OK;
+		}
+		free(p);
+		return BC_ERR_NOENT;
+	}
+	if (e->kind == BC_PP_ENT_HMAP) {
+		if (e->hmap == NULL || bc_hmap_lookup(e->hmap, *name, &v) != BC_OK)
+			return BC_ERR_NOENT;
+		if (v[0] != '/') {
+			/* framework-style redirect: look it up again */
+			if (bc_hmap_lookup(e->hmap, v, &v2) == BC_OK &&
+			    v2[0] == '/') {
+				free(v);
+				v = v2;
+			} else {
+				free(v2);
+				free(*name);
+				*name = v;
+				return BC_ERR_NOENT;
+			}
+		}
+		if (bc_pp_file_exists(v)) {
+			*out = v;
+			return BC_OK;
+		}
+		free(v);
+		return BC_ERR_NOENT;
+	}
+	/* framework directory: <Fw/rest> */
+	slash = strchr(*name, '/');
+	if (slash == NULL || slash == *name)
+		return BC_ERR_NOENT;
+	p = xasprintf("%s/%.*s.framework/Headers/%s", e->path,
+	    (int)(slash - *name), *name, slash + 1);
+	if (bc_pp_file_exists(p)) {
+		*out = p;
+		return BC_OK;
+	}
+	free(p);
+	p = xasprintf("%s/%.*s.framework/PrivateHeaders/%s", e->path,
+	    (int)(slash - *name), *name, slash + 1);
+	if (bc_pp_file_exists(p)) {
+		*out = p;
+		return BC_OK;
+	}
+	free(p);
+	return BC_ERR_NOENT;
+}
+
+int
+bc_pp_resolve(const struct bc_pp_search *s, const char *name, int angled,
+    const char *includer_dir, long from, char **out, long *idx)
+{
+	char *nm;
+	size_t i, start;
+
+	*out = NULL;
+	*idx = -1;
+	if (name[0] == '/') {
+		if (!bc_pp_file_exists(name))
+			return BC_ERR_NOENT;
+		*out = xstrdup(name);
+		return BC_OK;
+	}
+	if (from < 0 && !angled && includer_dir != NULL) {
+		char *p = join(includer_dir, name);
+
+		if (bc_pp_file_exists(p)) {
+			*out = p;
+			return BC_OK;
+		}
+		free(p);
+	}
+	if (from >= 0)
+		start = (size_t)from + 1;
+	else
+		start = angled ? s->quote_end : 0;
+	nm = xstrdup(name);
+	for (i = start; i < s->n; i++) {
+		if (try_ent(&s->v[i], &nm, out) == BC_OK) {
+			*idx = (long)i;
+			free(nm);
+			return BC_OK;
+		}
+	}
+	free(nm);
+	return BC_ERR_NOENT;
+}

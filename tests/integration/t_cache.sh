@@ -1,0 +1,292 @@
+#!/bin/sh
+# t_cache.sh - the daemons' shared artifact cache (doc/cache.md):
+#   two clients with different working copies: the second build is all
+#   hits, objects byte-identical to local compiles, warnings replayed, the
+#   .d written; a stock distcc client gets hits too; identical jobs in
+#   flight compile once; two daemons: every entry is found whichever
+#   daemon compiled it; a forged result or a wrong compiler identity is
+#   never served; a flipped byte in a blob is caught; counters persist
+#   across a restart; --stats, --stats --json, --zero-stats, /metrics.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+need_tool gcc
+CT="$PYTHON $HERE/cachetool.py"
+write_sources
+start_boltccd || die "cannot start boltccd"
+D1PORT=$DPORT D1SPORT=$DSPORT D1PID=$DPID D1CACHE="$T/cache-$DPORT"
+cstat() { $CT cstat "$1" "$2" 2>/dev/null || echo -1; }
+
+# A small project in two working copies (different absolute paths).
+mkdir -p "$T/proj"
+cp "$T/src/hello.c" "$T/src/hello.h" "$T/src/warn.c" "$T/proj/"
+for i in 1 2 3 4 5; do
+	cat >"$T/proj/unit$i.c" <<EOF2
+#include "hello.h"
+static int table$i[] = { 1, 2, 3, $i };
+int unit$i(int x) { return hello_answer(x) + table$i[x & 3] * HELLO_SCALE; }
+EOF2
+done
+UNITS="hello warn unit1 unit2 unit3 unit4 unit5"
+NUNITS=7
+cp -r "$T/proj" "$T/wc1"
+cp -r "$T/proj" "$T/wc2"
+
+# build WC CLIENTDIR: every unit through boltcc (no fallback), -MD files,
+# stderr kept per unit.
+build() {
+	_wc=$1; _cd=$2
+	mkdir -p "$_wc/obj"
+	for _u in $UNITS; do
+		( cd "$_wc" && BOLTCC_DIR=$_cd DISTCC_FALLBACK=0 \
+		  timeout 60 "$BOLTCC" gcc -O2 -Wall -MD -MF "obj/$_u.d" \
+		  -c "$_u.c" -o "obj/$_u.o" 2>"obj/$_u.err" ) || return 1
+	done
+}
+
+# local reference objects and .d files
+mkdir -p "$T/proj/obj"
+for u in $UNITS; do
+	( cd "$T/proj" && gcc -O2 -Wall -MD -MF "obj/$u.d" -c "$u.c" \
+	  -o "obj/$u.o" 2>"obj/$u.err" ) || die "local compile of $u"
+done
+
+log "--- two working copies, one daemon ($D1PORT)"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"
+export BOLTCC_HOSTS
+C1=$(new_client_dir); C2=$(new_client_dir)
+check "first working copy builds" build "$T/wc1" "$C1"
+st1=$(cstat $D1SPORT stores); h1=$(cstat $D1SPORT hits)
+check "cold build stored every unit (stores $st1)" [ "$st1" -eq $NUNITS ]
+check "cold build: no hits ($h1)" [ "$h1" -eq 0 ]
+check "second working copy builds" build "$T/wc2" "$C2"
+h2=$(cstat $D1SPORT hits); st2=$(cstat $D1SPORT stores)
+check "second build is all hits (hits $h2)" [ "$h2" -eq $NUNITS ]
+check "second build stored nothing new (stores $st2)" [ "$st2" -eq $NUNITS ]
+BOLTCC_DIR=$C2 "$BOLTCC" --stats --json >"$T/c2.json"
+ch=$(json_get "$T/c2.json" cache_hits)
+check "client counts its hits (cache_hits $ch)" [ "$ch" = $NUNITS ]
+same_all=0
+for u in $UNITS; do
+	same_file "$T/proj/obj/$u.o" "$T/wc2/obj/$u.o" || { same_all=1; note "$u.o differs"; }
+	same_file "$T/proj/obj/$u.o" "$T/wc1/obj/$u.o" || { same_all=1; note "$u.o (wc1) differs"; }
+done
+check "objects from hits byte-identical to local compiles" [ $same_all -eq 0 ]
+check "warnings replayed on a hit" grep -q "unused variable" "$T/wc2/obj/warn.err"
+check "no other stderr on a hit" [ ! -s "$T/wc2/obj/hello.err" ]
+sed "s|$T/proj/||g" "$T/proj/obj/hello.d" >"$T/l.d"
+sed "s|$T/wc2/||g" "$T/wc2/obj/hello.d" >"$T/r.d"
+check ".d file written on a hit (same as local)" same_file "$T/l.d" "$T/r.d"
+
+log "--- direct mode: an unchanged command skips the preprocessor"
+cp -r "$T/proj" "$T/wc7"
+rm -rf "$T/wc7/obj"
+# files younger than 2 s are never recorded (mtime granularity)
+find "$T/wc7" -type f -exec touch -d "2 hours ago" {} +
+C7=$(new_client_dir)
+check "wc7 first build (plain hits, manifests recorded)" build "$T/wc7" "$C7"
+check "manifests written" [ -n "$(find "$C7/state/direct" -type f 2>/dev/null | head -n 1)" ]
+rm -rf "$T/wc7/obj"
+check "wc7 second build" build "$T/wc7" "$C7"
+BOLTCC_DIR=$C7 "$BOLTCC" --stats --json >"$T/c7.json"
+check "second build: all direct hits ($(json_get "$T/c7.json" cache_hits_direct))" [ "$(json_get "$T/c7.json" cache_hits_direct)" = $NUNITS ]
+same_all=0
+for u in $UNITS; do
+	same_file "$T/proj/obj/$u.o" "$T/wc7/obj/$u.o" || { same_all=1; note "$u.o differs"; }
+done
+check "direct hits: objects identical to local" [ $same_all -eq 0 ]
+check "direct hits: warnings replayed" grep -q "unused variable" "$T/wc7/obj/warn.err"
+sed "s|$T/wc7/||g" "$T/wc7/obj/hello.d" >"$T/r7.d"
+check "direct hits: .d written (same as local)" same_file "$T/l.d" "$T/r7.d"
+# A header's content changes (its mtime looks old): preprocessed again.
+sed -i 's/HELLO_SCALE 3/HELLO_SCALE 5/' "$T/wc7/hello.h"
+touch -d "2 hours ago" "$T/wc7/hello.h"
+rm -rf "$T/wc7/obj"
+check "wc7 build after a header change" build "$T/wc7" "$C7"
+mkdir -p "$T/wc7/lobj"
+same_all=0
+for u in $UNITS; do
+	( cd "$T/wc7" && gcc -O2 -Wall -c "$u.c" -o "lobj/$u.o" 2>/dev/null )
+	same_file "$T/wc7/lobj/$u.o" "$T/wc7/obj/$u.o" || { same_all=1; note "$u.o stale"; }
+done
+check "header change: no stale object" [ $same_all -eq 0 ]
+BOLTCC_DIR=$C7 "$BOLTCC" --stats --json >"$T/c7.json"
+check "header change: only warn.c (no hello.h) was a direct hit ($(json_get "$T/c7.json" cache_hits_direct))" [ "$(json_get "$T/c7.json" cache_hits_direct)" = $((NUNITS + 1)) ]
+
+log "--- stock distcc client against boltccd"
+if command -v distcc >/dev/null 2>&1; then
+	hb=$(cstat $D1SPORT hits)
+	for n in 1 2; do
+		( cd "$T/proj" && DISTCC_DIR=$(new_client_dir) \
+		  DISTCC_HOSTS="127.0.0.1:$D1PORT" DISTCC_FALLBACK=0 \
+		  timeout 60 distcc gcc -O1 -c hello.c -o "obj/dist$n.o" ) ||
+			fail "distcc compile $n"
+	done
+	ha=$(cstat $D1SPORT hits)
+	( cd "$T/proj" && gcc -O1 -c hello.c -o obj/dist-local.o )
+	check "distcc client: second compile is a hit ($hb -> $ha)" [ "$ha" -eq $((hb + 1)) ]
+	check "distcc client: hit object identical" same_file "$T/proj/obj/dist-local.o" "$T/proj/obj/dist2.o"
+else
+	note "distcc not installed: stock client case skipped"
+fi
+
+log "--- identical jobs in flight compile once"
+mkdir -p "$T/slow"
+$PYTHON - "$T/slow/slow.c" <<'EOF2'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1500):
+        f.write("int f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d ^ (s >> 3); return s; }\n" % (i, i))
+EOF2
+sb=$(cstat $D1SPORT stores); hb=$(cstat $D1SPORT hits)
+pids=""
+for n in 1 2 3 4; do
+	( cd "$T/slow" && BOLTCC_DIR=$(new_client_dir) DISTCC_FALLBACK=0 \
+	  timeout 120 "$BOLTCC" gcc -O2 -c slow.c -o "slow$n.o" ) &
+	pids="$pids $!"
+done
+rcs=0
+for p in $pids; do wait "$p" || rcs=1; done
+sa=$(cstat $D1SPORT stores); ha=$(cstat $D1SPORT hits)
+check "4 identical jobs: all succeeded" [ $rcs -eq 0 ]
+check "4 identical jobs: compiled and stored once (stores $sb -> $sa)" [ "$sa" -eq $((sb + 1)) ]
+check "4 identical jobs: 3 hits ($hb -> $ha)" [ "$ha" -eq $((hb + 3)) ]
+check "4 identical jobs: identical objects" sh -c "cmp -s '$T/slow/slow1.o' '$T/slow/slow2.o' && cmp -s '$T/slow/slow1.o' '$T/slow/slow4.o'"
+
+log "--- a wrong compiler identity is refused"
+IDENT=$($CT identity "$D1CACHE")
+check "daemon memoized its compiler identity" [ ${#IDENT} -eq 64 ]
+printf 'int forged(void) { return 42; }\n' >"$T/f.i"
+sb=$(cstat $D1SPORT stores)
+ans=$($CT bolt $D1PORT compile ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff "$T/f.i" -- gcc -O2 -c f.c -o f.o)
+check "BOLT compile with another identity: refused ($ans)" sh -c "echo '$ans' | grep -q 'identity mismatch'"
+check "identity mismatch counted" [ "$(cstat $D1SPORT identity_mismatch)" -ge 1 ]
+check "nothing stored for it" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
+ans=$($CT bolt $D1PORT compile "$IDENT" "$T/f.i" -- gcc -O2 -c f.c -o f.o)
+check "the same job with the right identity compiles ($ans)" [ "$ans" = STAT ]
+# A client whose gcc is another binary (a wrapper): refused, compiled locally.
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\nexec /usr/bin/gcc "$@"\n' >"$T/fakebin/gcc"
+chmod +x "$T/fakebin/gcc"
+mm=$(cstat $D1SPORT identity_mismatch); sb=$(cstat $D1SPORT stores)
+( cd "$T/proj" && PATH="$T/fakebin:$PATH" BOLTCC_DIR=$(new_client_dir) \
+  timeout 60 "$BOLTCC" gcc -O3 -c hello.c -o obj/fake.o 2>"$T/fake.err" )
+rc=$?
+check "client with another compiler: exit 0 via local fallback (rc $rc)" [ $rc -eq 0 ]
+check "client with another compiler: daemon refused it" [ "$(cstat $D1SPORT identity_mismatch)" -eq $((mm + 1)) ]
+check "client with another compiler: nothing stored" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
+
+log "--- a forged result is never served"
+# A request that carries a compiled object of its own after the source:
+# the daemon compiles what it received and ignores the rest; the object
+# stored and served is its own.
+printf 'int planted(void) { return 1; }\n' >"$T/proj/planted.c"
+printf 'NOT AN OBJECT: planted by a hostile client\n' >"$T/junk.o"
+( cd "$T/proj" && gcc -O2 -c planted.c -E >"$T/planted.i" && gcc -O2 -c planted.c -o obj/planted-local.o )
+ans=$($CT bolt $D1PORT forged "$T/planted.i" "$T/junk.o" -- gcc -O2 -c planted.c -o obj/planted.o)
+note "forged request answered: $ans"
+KEY=$($CT key "$IDENT" - 0 "$T/planted.i" -- gcc -O2 -c planted.c -o obj/planted.o)
+hb=$(cstat $D1SPORT hits)
+( cd "$T/proj" && BOLTCC_DIR=$(new_client_dir) DISTCC_FALLBACK=0 \
+  timeout 60 "$BOLTCC" gcc -O2 -c planted.c -o obj/planted.o ) || fail "boltcc planted.c"
+check "the client's key matches doc/cache.md (lookup hit after the forged job)" [ "$(cstat $D1SPORT hits)" -eq $((hb + 1)) ]
+check "served object is the daemon's compile, not the planted bytes" same_file "$T/proj/obj/planted-local.o" "$T/proj/obj/planted.o"
+ans=$($CT bolt $D1PORT lookup "$KEY")
+check "lookup by the documented key: hit ($ans)" [ "$ans" = STAT ]
+ans=$($CT bolt $D1PORT store "$KEY" "$T/junk.o")
+check "there is no store request (answered: $ans)" sh -c "echo '$ans' | grep -q 'EROR\|CLOSED'"
+
+log "--- a flipped byte in a blob is caught"
+BLOB=$(find "$D1CACHE/blobs" -type f -name "$KEY")
+check "blob of the planted job exists" [ -f "$BLOB" ]
+$PYTHON - "$BLOB" <<'EOF2'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[len(b) - 7] ^= 0x20
+open(p, "wb").write(b)
+EOF2
+cb=$(cstat $D1SPORT corrupt); sb=$(cstat $D1SPORT stores)
+rm -f "$T/proj/obj/planted.o"
+( cd "$T/proj" && BOLTCC_DIR=$(new_client_dir) DISTCC_FALLBACK=0 \
+  timeout 60 "$BOLTCC" gcc -O2 -c planted.c -o obj/planted.o ) || fail "boltcc after flip"
+check "corrupt blob counted ($cb -> $(cstat $D1SPORT corrupt))" [ "$(cstat $D1SPORT corrupt)" -eq $((cb + 1)) ]
+check "recompiled and stored again" [ "$(cstat $D1SPORT stores)" -eq $((sb + 1)) ]
+check "object after the flip is still correct" same_file "$T/proj/obj/planted-local.o" "$T/proj/obj/planted.o"
+
+log "--- two daemons: entries are found whichever daemon compiled them"
+start_boltccd || die "cannot start second boltccd"
+D2PORT=$DPORT D2SPORT=$DSPORT
+cp -r "$T/proj" "$T/wc3"; cp -r "$T/proj" "$T/wc4"; cp -r "$T/proj" "$T/wc5"
+rm -rf "$T/wc3/obj" "$T/wc4/obj" "$T/wc5/obj"
+# new units, so nothing is in either cache yet
+for d in wc3 wc4 wc5; do
+	for u in $UNITS; do sed -i "1i /* two-daemon case */" "$T/$d/$u.c"; done
+	sed -i "1i /* two-daemon case */" "$T/$d/hello.h"
+done
+h1b=$(cstat $D1SPORT hits); h2b=$(cstat $D2SPORT hits)
+# Only daemon 2 in the list: daemon 2 compiles everything.
+BOLTCC_HOSTS="127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
+check "wc3 built on daemon 2 only" build "$T/wc3" "$(new_client_dir)"
+s2=$(cstat $D2SPORT stores)
+check "daemon 2 stored the units ($s2)" [ "$s2" -ge $NUNITS ]
+# Both daemons in the list (daemon 1 first): every unit is a hit.
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
+check "wc4 built with both daemons" build "$T/wc4" "$(new_client_dir)"
+h1a=$(cstat $D1SPORT hits); h2a=$(cstat $D2SPORT hits)
+check "wc4: all hits, found on daemon 2 ($h2b -> $h2a)" [ $((h2a - h2b)) -eq $NUNITS ]
+check "wc4: no extra hits on daemon 1" [ "$h1a" -eq "$h1b" ]
+# And the other way round: daemon 1 compiles, the list names both.
+for u in $UNITS; do sed -i "1i /* reverse */" "$T/wc5/$u.c"; done
+sed -i "1i /* reverse */" "$T/wc5/hello.h"
+cp -r "$T/wc5" "$T/wc6"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
+check "wc5 built on daemon 1 only" build "$T/wc5" "$(new_client_dir)"
+h1b=$(cstat $D1SPORT hits)
+BOLTCC_HOSTS="127.0.0.1:$D2PORT,bolt 127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
+check "wc6 built with both daemons" build "$T/wc6" "$(new_client_dir)"
+h1a=$(cstat $D1SPORT hits)
+check "wc6: all hits, found on daemon 1 ($h1b -> $h1a)" [ $((h1a - h1b)) -eq $NUNITS ]
+same_all=0
+for u in $UNITS; do
+	cmp -s "$T/wc5/obj/$u.o" "$T/wc6/obj/$u.o" || same_all=1
+done
+check "objects from the other daemon's cache identical" [ $same_all -eq 0 ]
+
+log "--- statistics"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
+( cd "$T/src" && BOLTCC_DIR=$(new_client_dir) DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1 \
+  "$BOLTCC" gcc -c broken.c -o broken.o ) 2>/dev/null
+check "a compile error is uncacheable (counted by reason)" [ "$(cstat $D1SPORT uncacheable)" -ge 1 ]
+SC=$(new_client_dir)
+( cd "$T/wc2" && BOLTCC_DIR=$SC DISTCC_FALLBACK=0 "$BOLTCC" gcc -O2 -Wall -MD -MF obj/hello.d -c hello.c -o obj/hello.o ) 2>/dev/null
+BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --stats >"$T/stats.txt"
+check "--stats shows the cache table" grep -q "hit rate" "$T/stats.txt"
+check "--stats has a row per host" sh -c "grep -c '^  127.0.0.1:' '$T/stats.txt' | grep -q '^[2-9]'"
+check "--stats shows the client's hits" grep -q "cache_hits *1" "$T/stats.txt"
+BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --stats --json >"$T/stats.json"
+check "--stats --json has host cache counters" sh -c "$PYTHON -c 'import json,sys; d=json.load(open(\"$T/stats.json\")); assert d[\"hosts\"][0][\"cache\"][\"hits\"] > 0; assert \"entries\" in d[\"hosts\"][1][\"cache\"]'"
+$DCC http $D1SPORT /metrics >"$T/metrics.txt" 2>/dev/null
+check "/metrics carries cache counters" grep -q "^boltccd_cache_hits_total [1-9]" "$T/metrics.txt"
+check "/metrics: uncacheable by reason" grep -q 'boltccd_cache_uncacheable_total{reason=' "$T/metrics.txt"
+check "/stats.json: time saved" [ "$(cstat $D1SPORT time_saved_ms)" -gt 0 ]
+# counters persist across a restart
+hb=$(cstat $D1SPORT hits)
+kill -TERM "$D1PID"
+i=0; while alive "$D1PID" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+start_boltccd --cache-dir "$D1CACHE" || die "restart"
+D1PORT=$DPORT D1SPORT=$DSPORT
+check "counters persist across a restart (hits $hb -> $(cstat $D1SPORT hits))" [ "$(cstat $D1SPORT hits)" -eq "$hb" ]
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
+build "$T/wc1" "$(new_client_dir)"
+check "entries survive a restart (all hits)" [ "$(cstat $D1SPORT hits)" -eq $((hb + NUNITS)) ]
+BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --zero-stats
+rc=$?
+check "--zero-stats exits 0 ($rc)" [ $rc -eq 0 ]
+check "--zero-stats reset daemon 1" [ "$(cstat $D1SPORT hits)" -eq 0 ]
+check "--zero-stats reset daemon 2" [ "$(cstat $D2SPORT requests)" -eq 0 ]
+check "--zero-stats kept the entries" [ "$(cstat $D1SPORT entries)" -gt 0 ]
+BOLTCC_DIR=$SC "$BOLTCC" --stats --json >"$T/stats2.json"
+check "--zero-stats reset the client" [ "$(json_get "$T/stats2.json" cache_hits)" = missing ]
+"$BOLTCCD" --cache-check --cache-dir "$D1CACHE" >"$T/check.txt"
+check "--cache-check: consistent ($(cat "$T/check.txt"))" grep -q "consistent" "$T/check.txt"
+finish

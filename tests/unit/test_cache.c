@@ -1,0 +1,940 @@
+/*
+ * test_cache.c - unit tests of the artifact cache: key normalization
+ * (which argv changes split the key and which do not), compiler identity,
+ * the blob format (round trip, flipped bytes, truncation, bad magic and
+ * version), index operations, exact LRU eviction order, reconciliation,
+ * counters and in-flight locks.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/limits.h"
+#include "common/hash.h"
+#include "common/proto.h"
+#include "common/util.h"
+#include "cache/key.h"
+#include "cache/store.h"
+
+static char *tmpd;
+
+static void
+setup(void)
+{
+	char err[BC_ERRLEN];
+
+	ck_assert_int_eq(bc_mkdtemp("test_cache-", &tmpd, err), BC_OK);
+}
+
+static void
+teardown(void)
+{
+	ck_assert_int_eq(bc_rmtree(tmpd), BC_OK);
+	free(tmpd);
+	tmpd = NULL;
+}
+
+/* ------------------------------------------------------------------ hash */
+
+START_TEST(test_hash_vectors)
+{
+	uint8_t d[BC_HASH_LEN];
+	char hex[BC_HASH_HEXLEN + 1];
+	struct bc_hash h;
+
+	bc_hash_bytes("abc", 3, d);
+	bc_hash_hex(d, sizeof(d), hex);
+	ck_assert_str_eq(hex,
+	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	bc_hash_init(&h);
+	bc_hash_update(&h, "a", 1);
+	bc_hash_update(&h, "bc", 2);
+	bc_hash_final_hex(&h, hex);
+	ck_assert_str_eq(hex,
+	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	ck_assert(bc_hash_is_hex(hex));
+	hex[3] = 'G';
+	ck_assert(!bc_hash_is_hex(hex));
+	ck_assert(!bc_hash_is_hex("abc"));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ keys */
+
+static void
+key_of(const char *argline, const char *cdir, uint32_t flags,
+    const char *doti, const char *identity, char out[BC_HASH_HEXLEN + 1])
+{
+	struct bc_strv v = BC_STRV_INIT;
+	char *copy = xstrdup(argline), *p = copy, *w;
+	struct bc_cache_key_in in;
+
+	while ((w = strsep(&p, " ")) != NULL)
+		if (*w != '\0')
+			bc_strv_push(&v, w);
+	memset(&in, 0, sizeof(in));
+	in.identity = identity;
+	in.argv = v.v;
+	in.argc = v.n;
+	in.cdir = cdir;
+	in.flags = flags;
+	in.doti = doti;
+	in.doti_len = strlen(doti);
+	bc_cache_key(&in, out);
+	bc_strv_free(&v);
+	free(copy);
+}
+
+#define BASE "gcc -O2 -c hello.c -o hello.o"
+#define DOTI "int main(void) { return 0; }\n"
+#define ID "1111111111111111111111111111111111111111111111111111111111111111"
+
+/* Same key as the base? */
+static int
+same_as_base(const char *args)
+{
+	char a[BC_HASH_HEXLEN + 1], b[BC_HASH_HEXLEN + 1];
+
+	key_of(BASE, "/home/a/src", 0, DOTI, ID, a);
+	key_of(args, "/home/a/src", 0, DOTI, ID, b);
+	return strcmp(a, b) == 0;
+}
+
+START_TEST(test_key_same)
+{
+	/* Changes that must NOT split the key. */
+	static const char *const same[] = {
+		BASE,
+		"gcc -O2 -c hello.c -o /elsewhere/obj/hello.o",
+		"gcc -O2 -c hello.c -oother.o",
+		"gcc -O2 -c hello.c",
+		"/usr/bin/gcc -O2 -c hello.c -o hello.o",
+		"/opt/x/gcc -O2 -c hello.c -o hello.o",
+		"gcc -O2 -c hello.c -o hello.o -MD -MF dep/hello.d",
+		"gcc -O2 -MMD -MP -MT hello.o -MQ x -c hello.c -o hello.o",
+		"gcc -O2 -c hello.c -o hello.o -MFhello.d -MThello.o",
+		"gcc -O2 -c hello.c -o hello.o --serialize-diagnostics h.dia",
+		"gcc -O2 -c hello.c -o hello.o -MJ cdb.json",
+		NULL
+	};
+	size_t i;
+
+	for (i = 0; same[i] != NULL; i++)
+		ck_assert_msg(same_as_base(same[i]), "split: %s", same[i]);
+}
+END_TEST
+
+START_TEST(test_key_split)
+{
+	/* Changes that MUST split the key. */
+	static const char *const split[] = {
+		"gcc -O0 -c hello.c -o hello.o",
+		"gcc -O2 -c hello.c -o hello.o -DX=1",
+		"gcc -O2 -c hello.c -o hello.o -D -o",	/* value, not -o */
+		"gcc -O2 -c hello.c -o hello.o -Wall",
+		"gcc -O2 -S hello.c -o hello.o",
+		"gcc -O2 -c hello.cc -o hello.o",
+		"gcc -O2 -x c++ -c hello.c -o hello.o",
+		"gcc -O2 -m32 -c hello.c -o hello.o",
+		"gcc -O2 -target aarch64-linux-gnu -c hello.c -o hello.o",
+		"gcc -O2 -fcolor-diagnostics -c hello.c -o hello.o",
+		"gcc -O2 -fdiagnostics-color=always -c hello.c -o hello.o",
+		"clang -O2 -c hello.c -o hello.o",
+		"g++ -O2 -c hello.c -o hello.o",
+		"gcc -c -O2 hello.c -o hello.o",	/* order kept */
+		"gcc -O2 -c hello.c -o hello.o -g",
+		NULL
+	};
+	size_t i;
+
+	for (i = 0; split[i] != NULL; i++)
+		ck_assert_msg(!same_as_base(split[i]), "not split: %s",
+		    split[i]);
+}
+END_TEST
+
+START_TEST(test_key_inputs)
+{
+	char a[BC_HASH_HEXLEN + 1], b[BC_HASH_HEXLEN + 1];
+
+	/* input content */
+	key_of(BASE, NULL, 0, DOTI, ID, a);
+	key_of(BASE, NULL, 0, "int main(void) { return 1; }\n", ID, b);
+	ck_assert_str_ne(a, b);
+	/* compiler identity */
+	key_of(BASE, NULL, 0, DOTI,
+	    "2222222222222222222222222222222222222222222222222222222222222222",
+	    b);
+	ck_assert_str_ne(a, b);
+	/* the .dia flag changes what comes back */
+	key_of(BASE, NULL, 1, DOTI, ID, b);
+	ck_assert_str_ne(a, b);
+	/* unknown flag bits do not */
+	key_of(BASE, NULL, 0x100, DOTI, ID, b);
+	ck_assert_str_eq(a, b);
+	/* no debug info: the working directory is not in the key */
+	key_of(BASE, "/home/a/src", 0, DOTI, ID, a);
+	key_of(BASE, "/home/b/other", 0, DOTI, ID, b);
+	ck_assert_str_eq(a, b);
+	key_of(BASE, NULL, 0, DOTI, ID, b);
+	ck_assert_str_eq(a, b);
+	/* with debug info it is (the object names it) */
+	key_of(BASE " -g", "/home/a/src", 0, DOTI, ID, a);
+	key_of(BASE " -g", "/home/b/other", 0, DOTI, ID, b);
+	ck_assert_str_ne(a, b);
+	key_of(BASE " -g", NULL, 0, DOTI, ID, b);
+	ck_assert_str_ne(a, b);
+	/* -g0 last turns it off again */
+	key_of(BASE " -g -g0", "/home/a/src", 0, DOTI, ID, a);
+	key_of(BASE " -g -g0", "/home/b/other", 0, DOTI, ID, b);
+	ck_assert_str_eq(a, b);
+	/* a field boundary cannot be moved: "-DA" "B" != "-DAB" */
+	key_of("gcc -DA B.c -c", NULL, 0, DOTI, ID, a);
+	key_of("gcc -DAB.c -c", NULL, 0, DOTI, ID, b);
+	ck_assert_str_ne(a, b);
+	ck_assert(bc_hash_is_hex(a));
+}
+END_TEST
+
+START_TEST(test_key_args_and_debug)
+{
+	char *const argv[] = { "/usr/bin/gcc", "-O2", "-MD", "-MF", "x.d",
+	    "-c", "x.c", "-o", "x.o", "-D", "-o", "-gno-record-gcc-switches",
+	    NULL };
+	struct bc_strv out = BC_STRV_INIT;
+	char *j;
+
+	bc_cache_key_args(argv, 12, &out);
+	j = bc_strv_join(&out);
+	ck_assert_str_eq(j, "gcc -O2 -c x.c -D -o -gno-record-gcc-switches");
+	free(j);
+	bc_strv_free(&out);
+	ck_assert_int_eq(bc_cache_key_debug(argv, 12), 0);
+	{
+		char *const g1[] = { "gcc", "-ggdb3", "-c", "x.c", NULL };
+		char *const g2[] = { "gcc", "-g", "-g0", NULL };
+		char *const g3[] = { "gcc", "-gdwarf-4", NULL };
+		char *const g4[] = { "gcc", "-gsplit-dwarf", NULL };
+		char *const g5[] = { "gcc", "-gcc-toolchain", "/x", NULL };
+
+		ck_assert_int_eq(bc_cache_key_debug(g1, 4), 1);
+		ck_assert_int_eq(bc_cache_key_debug(g2, 3), 0);
+		ck_assert_int_eq(bc_cache_key_debug(g3, 2), 1);
+		ck_assert_int_eq(bc_cache_key_debug(g4, 2), 0);
+		ck_assert_int_eq(bc_cache_key_debug(g5, 3), 0);
+	}
+}
+END_TEST
+
+/* A fake compiler: a script answering --version with its own text. */
+static char *
+fake_compiler(const char *name, const char *version)
+{
+	char *p = xasprintf("%s/%s", tmpd, name);
+	char *text = xasprintf("#!/bin/sh\necho '%s'\n", version);
+
+	ck_assert_int_eq(bc_write_file_atomic(p, text, strlen(text), 0755,
+	    NULL), BC_OK);
+	free(text);
+	return p;
+}
+
+START_TEST(test_identity)
+{
+	char a[BC_HASH_HEXLEN + 1], b[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	char *c1 = fake_compiler("cc-one", "fakecc 1.0");
+	char *c2 = fake_compiler("cc-two", "fakecc 2.0");
+	char *memo = xasprintf("%s/memo", tmpd);
+
+	ck_assert_int_eq(bc_mkdir_p(memo, 0700, err), BC_OK);
+	ck_assert_int_eq(bc_cache_identity(c1, NULL, a, err), BC_OK);
+	ck_assert(bc_hash_is_hex(a));
+	ck_assert_int_eq(bc_cache_identity(c1, memo, b, err), BC_OK);
+	ck_assert_str_eq(a, b);
+	/* memoized: the same answer again */
+	ck_assert_int_eq(bc_cache_identity(c1, memo, b, err), BC_OK);
+	ck_assert_str_eq(a, b);
+	ck_assert_int_eq(bc_cache_identity(c2, memo, b, err), BC_OK);
+	ck_assert_str_ne(a, b);
+	/* a changed binary is noticed despite the memo */
+	sleep(1);
+	free(fake_compiler("cc-one", "fakecc 1.1"));
+	ck_assert_int_eq(bc_cache_identity(c1, memo, b, err), BC_OK);
+	ck_assert_str_ne(a, b);
+	ck_assert_int_eq(bc_cache_identity("/nonexistent/cc", memo, b, err),
+	    BC_ERR_NOENT);
+	free(c1);
+	free(c2);
+	free(memo);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- blobs */
+
+static void
+fill_entry(struct bc_cache_entry *e, int seed, size_t objlen)
+{
+	size_t i;
+
+	bc_cache_entry_init(e);
+	ck_assert_int_eq(bc_buf_putf(&e->serr, "warning %d\n", seed), BC_OK);
+	ck_assert_int_eq(bc_buf_putf(&e->sout, "out %d\n", seed), BC_OK);
+	for (i = 0; i < objlen; i++)
+		ck_assert_int_eq(bc_buf_put_u8(&e->obj,
+		    (uint8_t)((i * 7 + (size_t)seed) % 251)), BC_OK);
+	if (seed % 2 == 0)
+		ck_assert_int_eq(bc_buf_put_str(&e->dia, "DIAG"), BC_OK);
+	e->compile_ms = 1000 + seed;
+}
+
+static int
+bufs_equal(const struct bc_buf *a, const struct bc_buf *b)
+{
+	return bc_buf_len(a) == bc_buf_len(b) && (bc_buf_len(a) == 0 ||
+	    memcmp(bc_buf_data(a), bc_buf_data(b), bc_buf_len(a)) == 0);
+}
+
+static int
+entries_equal(const struct bc_cache_entry *a, const struct bc_cache_entry *b)
+{
+	return bufs_equal(&a->serr, &b->serr) && bufs_equal(&a->sout, &b->sout)
+	    && bufs_equal(&a->obj, &b->obj) && bufs_equal(&a->dia, &b->dia) &&
+	    bufs_equal(&a->dotd, &b->dotd) && a->compile_ms == b->compile_ms;
+}
+
+START_TEST(test_blob_roundtrip)
+{
+	struct bc_cache_entry e, d;
+	struct bc_buf blob = BC_BUF_INIT(BC_BUF_CEILING);
+	char err[BC_ERRLEN];
+
+	fill_entry(&e, 4, 5000);
+	ck_assert_int_eq(bc_buf_put_str(&e.dotd, "x.o: x.c\n"), BC_OK);
+	ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err), BC_OK);
+	ck_assert_mem_eq(bc_buf_data(&blob), "BCCE\0\1\2\5", 8);
+	ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob),
+	    bc_buf_len(&blob), &d, err), BC_OK);
+	ck_assert(entries_equal(&e, &d));
+	bc_cache_entry_free(&d);
+	bc_cache_entry_free(&e);
+	bc_buf_free(&blob);
+
+	/* an all-empty entry has an empty payload */
+	bc_cache_entry_init(&e);
+	ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&blob), BC_CACHE_BLOB_MIN);
+	ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob),
+	    bc_buf_len(&blob), &d, err), BC_OK);
+	ck_assert(entries_equal(&e, &d));
+	bc_cache_entry_free(&d);
+	bc_buf_free(&blob);
+}
+END_TEST
+
+START_TEST(test_blob_mutations)
+{
+	struct bc_cache_entry e, d;
+	struct bc_buf blob = BC_BUF_INIT(BC_BUF_CEILING);
+	char err[BC_ERRLEN];
+	uint8_t *m;
+	size_t n, i;
+	int bit;
+
+	fill_entry(&e, 3, 700);
+	ck_assert_int_eq(bc_cache_blob_encode(&e, 3, &blob, err), BC_OK);
+	n = bc_buf_len(&blob);
+	m = xmalloc(n);
+	/* every bit flip of every byte is caught */
+	for (i = 0; i < n; i++)
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(m, bc_buf_data(&blob), n);
+			m[i] ^= (uint8_t)(1u << bit);
+			ck_assert_msg(bc_cache_blob_decode(m, n, &d, err) != BC_OK,
+			    "flip at %zu bit %d accepted", i, bit);
+			bc_cache_entry_free(&d);
+		}
+	/* byte replacement */
+	for (i = 0; i < n; i++) {
+		memcpy(m, bc_buf_data(&blob), n);
+		m[i] = (uint8_t)~m[i];
+		ck_assert_int_eq(bc_cache_blob_decode(m, n, &d, err),
+		    BC_ERR_CORRUPT);
+		bc_cache_entry_free(&d);
+	}
+	/* truncation from both ends */
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob), i, &d,
+		    err), BC_ERR_CORRUPT);
+		bc_cache_entry_free(&d);
+		ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob) + i + 1,
+		    n - i - 1, &d, err), BC_ERR_CORRUPT);
+		bc_cache_entry_free(&d);
+	}
+	/* bad magic and version are named */
+	memcpy(m, bc_buf_data(&blob), n);
+	m[0] = 'X';
+	ck_assert_int_eq(bc_cache_blob_decode(m, n, &d, err), BC_ERR_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "magic"));
+	memcpy(m, bc_buf_data(&blob), n);
+	m[5] = 9;
+	ck_assert_int_eq(bc_cache_blob_decode(m, n, &d, err), BC_ERR_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "version"));
+	/* the original still decodes */
+	ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob), n, &d, err),
+	    BC_OK);
+	ck_assert(entries_equal(&e, &d));
+	bc_cache_entry_free(&d);
+	free(m);
+	bc_cache_entry_free(&e);
+	bc_buf_free(&blob);
+}
+END_TEST
+
+START_TEST(test_blob_limits)
+{
+	/* A header claiming a huge object is refused before allocating. */
+	struct bc_cache_entry e, d;
+	struct bc_buf blob = BC_BUF_INIT(BC_BUF_CEILING);
+	char err[BC_ERRLEN];
+	uint8_t *m;
+	size_t n;
+
+	fill_entry(&e, 1, 10);
+	ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err), BC_OK);
+	n = bc_buf_len(&blob);
+	m = xmalloc(n);
+	memcpy(m, bc_buf_data(&blob), n);
+	/* object size field: offset 8 + 2*8 */
+	memset(m + 24, 0x7f, 8);
+	ck_assert_int_eq(bc_cache_blob_decode(m, n, &d, err), BC_ERR_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "limit"));
+	free(m);
+	bc_cache_entry_free(&e);
+	bc_buf_free(&blob);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- index */
+
+static void
+key_n(int i, char out[BC_HASH_HEXLEN + 1])
+{
+	uint8_t d[BC_HASH_LEN];
+	char s[32];
+
+	snprintf(s, sizeof(s), "key-%d", i);
+	bc_hash_bytes(s, strlen(s), d);
+	bc_hash_hex(d, sizeof(d), out);
+}
+
+static struct bc_cache *
+open_cache(uint64_t max)
+{
+	struct bc_cache *c;
+	char err[BC_ERRLEN], *dir = xasprintf("%s/cache", tmpd);
+
+	ck_assert_msg(bc_cache_open(dir, max, &c, err) == BC_OK, "%s", err);
+	free(dir);
+	return c;
+}
+
+START_TEST(test_index_ops)
+{
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e, d;
+	struct bc_cache_stats s;
+	char k[BC_HASH_HEXLEN + 1], k2[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	char *p;
+	struct stat sb;
+
+	key_n(1, k);
+	key_n(2, k2);
+	ck_assert_int_eq(bc_cache_get(c, k, 1, &d, err), BC_ERR_NOENT);
+	fill_entry(&e, 2, 3000);
+	ck_assert_int_eq(bc_cache_put(c, k, &e, err), BC_OK);
+	ck_assert(bc_cache_has(c, k));
+	ck_assert(!bc_cache_has(c, k2));
+	p = bc_cache_blob_path(c, k);
+	ck_assert_int_eq(stat(p, &sb), 0);
+	ck_assert_int_eq(bc_cache_get(c, k, 1, &d, err), BC_OK);
+	ck_assert(entries_equal(&e, &d));
+	bc_cache_entry_free(&d);
+	ck_assert_int_eq(bc_cache_get(c, k, 0, &d, err), BC_OK);
+	bc_cache_entry_free(&d);
+	ck_assert_int_eq(bc_cache_get(c, "nothex", 1, &d, err), BC_ERR_INVAL);
+	ck_assert_int_eq(bc_cache_count(c, "uncacheable:compile-error", 2),
+	    BC_OK);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.requests, 2);
+	ck_assert_uint_eq(s.hits, 1);
+	ck_assert_uint_eq(s.misses, 1);
+	ck_assert_uint_eq(s.stores, 1);
+	ck_assert_uint_eq(s.entries, 1);
+	ck_assert_uint_eq(s.stored_bytes, (uint64_t)sb.st_size);
+	ck_assert_uint_eq(s.time_saved_ms, 1002);
+	ck_assert_uint_eq(s.uncacheable, 2);
+	ck_assert_uint_eq(s.nreasons, 1);
+	ck_assert_str_eq(s.reasons[0].name, "compile-error");
+
+	/* counters survive a reopen; zero resets them, entries stay */
+	bc_cache_close(c);
+	c = open_cache(0);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.hits, 1);
+	ck_assert_int_eq(bc_cache_zero(c, err), BC_OK);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.hits, 0);
+	ck_assert_uint_eq(s.requests, 0);
+	ck_assert_uint_eq(s.entries, 1);
+
+	/* a flipped byte in the blob: caught, evicted, counted, a miss */
+	{
+		int fd = open(p, O_RDWR);
+		uint8_t byte;
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(pread(fd, &byte, 1, sb.st_size - 5), 1);
+		byte ^= 0x40;
+		ck_assert_int_eq(pwrite(fd, &byte, 1, sb.st_size - 5), 1);
+		close(fd);
+	}
+	ck_assert_int_eq(bc_cache_get(c, k, 1, &d, err), BC_ERR_CORRUPT);
+	ck_assert(!bc_cache_has(c, k));
+	ck_assert_int_ne(stat(p, &sb), 0);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.corrupt, 1);
+	ck_assert_uint_eq(s.misses, 1);
+	ck_assert_uint_eq(s.entries, 0);
+	ck_assert_uint_eq(s.stored_bytes, 0);
+
+	/* a row whose blob vanished is a miss and is forgotten */
+	ck_assert_int_eq(bc_cache_put(c, k, &e, err), BC_OK);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(bc_cache_get(c, k, 1, &d, err), BC_ERR_NOENT);
+	ck_assert(!bc_cache_has(c, k));
+	free(p);
+	bc_cache_entry_free(&e);
+	bc_cache_close(c);
+}
+END_TEST
+
+START_TEST(test_lru_eviction)
+{
+	struct bc_cache *c;
+	struct bc_cache_entry e[6], d;
+	struct bc_cache_stats s;
+	char k[6][BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	struct bc_buf blob = BC_BUF_INIT(BC_BUF_CEILING);
+	uint64_t one;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		key_n(100 + i, k[i]);
+		/* incompressible-ish, all the same blob size */
+		fill_entry(&e[i], 2 * i + 1, 1000);
+	}
+	ck_assert_int_eq(bc_cache_blob_encode(&e[0], 1, &blob, err), BC_OK);
+	one = bc_buf_len(&blob);
+	bc_buf_free(&blob);
+	/* room for exactly three entries */
+	c = open_cache(3 * one + one / 2);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(bc_cache_put(c, k[i], &e[i], err), BC_OK);
+	/* use 0: now 1 is the least recently used */
+	ck_assert_int_eq(bc_cache_get(c, k[0], 1, &d, err), BC_OK);
+	bc_cache_entry_free(&d);
+	ck_assert_int_eq(bc_cache_put(c, k[3], &e[3], err), BC_OK);
+	ck_assert(bc_cache_has(c, k[0]));
+	ck_assert(!bc_cache_has(c, k[1]));
+	ck_assert(bc_cache_has(c, k[2]));
+	ck_assert(bc_cache_has(c, k[3]));
+	/* next victims: 2, then 0 */
+	ck_assert_int_eq(bc_cache_put(c, k[4], &e[4], err), BC_OK);
+	ck_assert(!bc_cache_has(c, k[2]));
+	ck_assert(bc_cache_has(c, k[0]));
+	ck_assert_int_eq(bc_cache_put(c, k[5], &e[5], err), BC_OK);
+	ck_assert(!bc_cache_has(c, k[0]));
+	ck_assert(bc_cache_has(c, k[3]) && bc_cache_has(c, k[4]) &&
+	    bc_cache_has(c, k[5]));
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.evictions, 3);
+	ck_assert_uint_eq(s.entries, 3);
+	ck_assert_uint_le(s.stored_bytes, 3 * one + one / 2);
+	/* evicted blobs are gone from disk */
+	{
+		char *p = bc_cache_blob_path(c, k[1]);
+		struct stat sb;
+
+		ck_assert_int_ne(stat(p, &sb), 0);
+		free(p);
+	}
+	/* explicit eviction to one entry keeps the most recent */
+	ck_assert_int_eq(bc_cache_evict(c, one + one / 2, NULL, err), BC_OK);
+	ck_assert(!bc_cache_has(c, k[3]) && !bc_cache_has(c, k[4]) &&
+	    bc_cache_has(c, k[5]));
+	for (i = 0; i < 6; i++)
+		bc_cache_entry_free(&e[i]);
+	bc_cache_close(c);
+}
+END_TEST
+
+START_TEST(test_reconcile)
+{
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e;
+	struct bc_cache_check chk;
+	struct bc_cache_stats s;
+	char k[4][BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	char *p, *orphan, *tmp;
+	int i;
+
+	fill_entry(&e, 6, 800);
+	for (i = 0; i < 4; i++) {
+		key_n(200 + i, k[i]);
+		ck_assert_int_eq(bc_cache_put(c, k[i], &e, err), BC_OK);
+	}
+	/* row without blob */
+	p = bc_cache_blob_path(c, k[0]);
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	/* blob without row: a copy under another valid name */
+	p = bc_cache_blob_path(c, k[1]);
+	{
+		char nk[BC_HASH_HEXLEN + 1];
+		struct bc_buf b = BC_BUF_INIT(1 << 20);
+
+		key_n(999, nk);
+		orphan = bc_cache_blob_path(c, nk);
+		ck_assert_int_eq(bc_read_file(p, 1 << 20, &b, err), BC_OK);
+		{
+			char *dir = xstrdup(orphan);
+
+			*strrchr(dir, '/') = '\0';
+			ck_assert_int_eq(bc_mkdir_p(dir, 0700, err), BC_OK);
+			tmp = xasprintf("%s/.tmp.%s.123", dir, nk);
+			free(dir);
+		}
+		ck_assert_int_eq(bc_write_file_atomic(orphan, bc_buf_data(&b),
+		    bc_buf_len(&b), 0600, err), BC_OK);
+		ck_assert_int_eq(bc_write_file_atomic(tmp, "x", 1, 0600, err),
+		    BC_OK);
+		bc_buf_free(&b);
+	}
+	free(p);
+	/* a corrupt blob (same size, bad byte) */
+	p = bc_cache_blob_path(c, k[2]);
+	{
+		int fd = open(p, O_RDWR);
+
+		ck_assert_int_eq(pwrite(fd, "Z", 1, 70), 1);
+		close(fd);
+	}
+	free(p);
+	/* check only: counts, changes nothing */
+	ck_assert_int_eq(bc_cache_reconcile(c, 0, 1, &chk, err), BC_OK);
+	ck_assert_uint_eq(chk.orphan_rows, 1);
+	ck_assert_uint_eq(chk.orphan_blobs, 1);
+	ck_assert_uint_eq(chk.temp_files, 1);
+	ck_assert_uint_eq(chk.corrupt, 1);
+	ck_assert_uint_eq(chk.entries, 2);
+	ck_assert(bc_cache_has(c, k[0]));
+	/* repair */
+	ck_assert_int_eq(bc_cache_reconcile(c, 1, 1, &chk, err), BC_OK);
+	ck_assert_uint_eq(chk.entries, 2);
+	ck_assert(!bc_cache_has(c, k[0]));
+	ck_assert(!bc_cache_has(c, k[2]));
+	ck_assert(bc_cache_has(c, k[1]) && bc_cache_has(c, k[3]));
+	{
+		struct stat sb;
+
+		ck_assert_int_ne(stat(orphan, &sb), 0);
+		ck_assert_int_ne(stat(tmp, &sb), 0);
+	}
+	/* now consistent */
+	ck_assert_int_eq(bc_cache_reconcile(c, 0, 1, &chk, err), BC_OK);
+	ck_assert_uint_eq(chk.orphan_rows + chk.orphan_blobs + chk.temp_files +
+	    chk.corrupt + chk.bad_size, 0);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.entries, 2);
+	ck_assert_uint_eq(s.stored_bytes, chk.bytes);
+	free(orphan);
+	free(tmp);
+	bc_cache_entry_free(&e);
+	bc_cache_close(c);
+}
+END_TEST
+
+START_TEST(test_inflight)
+{
+	struct bc_cache *c = open_cache(0);
+	char k[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	int fd, fd2, st;
+	pid_t pid;
+
+	key_n(7, k);
+	ck_assert_int_eq(bc_cache_inflight_try(c, k, &fd, err), BC_OK);
+	/* another process cannot take it (fcntl locks are per process) */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct bc_cache *c2;
+
+		if (bc_cache_open(bc_cache_dir(c), 0, &c2, err) != BC_OK)
+			_exit(2);
+		_exit(bc_cache_inflight_try(c2, k, &fd2, err) == BC_ERR_BUSY ?
+		    0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	bc_cache_inflight_release(c, k, fd);
+	ck_assert_int_eq(bc_cache_inflight_try(c, k, &fd2, err), BC_OK);
+	bc_cache_inflight_release(c, k, fd2);
+	bc_cache_close(c);
+}
+END_TEST
+
+
+START_TEST(test_lookup_touch)
+{
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e, d;
+	struct bc_cache_blob b;
+	struct bc_cache_stats s;
+	char k[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+
+	key_n(42, k);
+	fill_entry(&e, 8, 2000);
+	bc_cache_blob_init(&b);
+	ck_assert_int_eq(bc_cache_lookup(c, k, &b, err), BC_ERR_NOENT);
+	ck_assert_int_eq(bc_cache_put(c, k, &e, err), BC_OK);
+	ck_assert_int_eq(bc_cache_lookup(c, k, &b, err), BC_OK);
+	ck_assert_uint_eq(b.size[2], 2000);
+	ck_assert_uint_gt(b.zlen[2], 0);
+	ck_assert_uint_eq(b.zlen[4], 0);	/* no .d */
+	ck_assert_int_eq(b.compile_ms, e.compile_ms);
+	/* nothing counted until touched */
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.requests, 0);
+	ck_assert_int_eq(bc_cache_blob_expand(&b, &d, err), BC_OK);
+	ck_assert(entries_equal(&e, &d));
+	bc_cache_entry_free(&d);
+	bc_cache_touch(c, k, BC_CACHE_COUNT_ALL, 1, b.compile_ms);
+	bc_cache_touch(c, k, BC_CACHE_COUNT_HITS, 0, 0);	/* not counted */
+	bc_cache_touch(c, k, BC_CACHE_COUNT_ALL, 0, 0);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.requests, 2);
+	ck_assert_uint_eq(s.hits, 1);
+	ck_assert_uint_eq(s.misses, 1);
+	ck_assert_uint_eq(s.time_saved_ms, (uint64_t)e.compile_ms);
+	/* the stored frames go out on the wire as they are and come back
+	 * as the entry */
+	{
+		struct bc_request req;
+		struct bc_reply rep;
+		struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
+		const void *z[BC_CACHE_NSECT];
+		int i;
+
+		for (i = 0; i < BC_CACHE_NSECT; i++)
+			z[i] = bc_buf_data(&b.data) + b.off[i];
+		bc_request_init(&req);
+		req.proto = BC_PROTO_BOLT;
+		req.kind = BC_RQST_LOOKUP;
+		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, b.zlen,
+		    err), BC_OK);
+		ck_assert_int_eq(bc_proto_parse_reply(&out, BC_PROTO_BOLT,
+		    BC_RQST_LOOKUP, NULL, &rep, err), BC_OK);
+		ck_assert(!rep.miss);
+		ck_assert(bufs_equal(&rep.doto, &e.obj));
+		ck_assert(bufs_equal(&rep.serr, &e.serr));
+		ck_assert(bufs_equal(&rep.sout, &e.sout));
+		ck_assert(bufs_equal(&rep.dia, &e.dia));
+		ck_assert_uint_eq(bc_buf_len(&rep.dotd), 0);
+		bc_reply_free(&rep);
+		/* a compile reply has no DOTD */
+		bc_buf_free(&out);
+		req.kind = BC_RQST_COMPILE;
+		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, b.zlen,
+		    err), BC_OK);
+		ck_assert_int_eq(bc_proto_parse_reply(&out, BC_PROTO_BOLT,
+		    BC_RQST_COMPILE, NULL, &rep, err), BC_OK);
+		ck_assert(bufs_equal(&rep.doto, &e.obj));
+		ck_assert_uint_eq(bc_buf_avail(&out), 0);
+		bc_reply_free(&rep);
+		bc_buf_free(&out);
+		/* never for distcc protocols */
+		req.proto = 2;
+		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, b.zlen,
+		    err), BC_ERR_INVAL);
+		bc_request_free(&req);
+	}
+	bc_cache_blob_free(&b);
+	bc_cache_entry_free(&e);
+	bc_cache_close(c);
+}
+END_TEST
+
+/* Build a request, parse it back, and mutate it: never a crash. */
+static void
+roundtrip_request(struct bc_request *req, struct bc_request *back)
+{
+	struct bc_buf out = BC_BUF_INIT(1 << 20), in;
+	struct bc_request m;
+	char err[BC_ERRLEN];
+	uint8_t *copy;
+	size_t n, i;
+
+	ck_assert_int_eq(bc_proto_write_request_head(&out, req, err), BC_OK);
+	if (req->kind == BC_RQST_COMPILE)
+		ck_assert_int_eq(bc_proto_write_doti(&out, req->proto, "x", 1,
+		    err), BC_OK);
+	n = bc_buf_len(&out);
+	copy = xmalloc(n);
+	memcpy(copy, bc_buf_data(&out), n);
+	bc_buf_view(&in, copy, n);
+	ck_assert_msg(bc_proto_parse_request(&in, NULL, back, err) == BC_OK,
+	    "%s", err);
+	for (i = 0; i < n; i++) {
+		uint8_t *mm = xmalloc(n);
+
+		memcpy(mm, copy, n);
+		mm[i] ^= 0x41;
+		bc_buf_view(&in, mm, n);
+		(void)bc_proto_parse_request(&in, NULL, &m, err);
+		bc_request_free(&m);
+		bc_buf_view(&in, copy, i);
+		ck_assert_int_ne(bc_proto_parse_request(&in, NULL, &m, err),
+		    BC_OK);
+		bc_request_free(&m);
+		free(mm);
+	}
+	free(copy);
+	bc_buf_free(&out);
+}
+
+START_TEST(test_proto_cache_requests)
+{
+	struct bc_request req, back;
+	char k[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	struct bc_buf out = BC_BUF_INIT(4096);
+
+	key_n(5, k);
+	/* lookup */
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_LOOKUP;
+	req.key = xstrdup(k);
+	roundtrip_request(&req, &back);
+	ck_assert_int_eq(back.kind, BC_RQST_LOOKUP);
+	ck_assert_str_eq(back.key, k);
+	bc_request_free(&back);
+	/* a bad key is refused by the writer */
+	req.key[0] = 'Z';
+	ck_assert_int_eq(bc_proto_write_request_head(&out, &req, err),
+	    BC_ERR_INVAL);
+	bc_request_free(&req);
+	/* zero */
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_ZERO;
+	roundtrip_request(&req, &back);
+	ck_assert_int_eq(back.kind, BC_RQST_ZERO);
+	bc_request_free(&back);
+	bc_request_free(&req);
+	/* compile with an identity: FLAG_IDENTITY set by the writer */
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_COMPILE;
+	req.flags = BC_FLAG_LOOKED_UP;
+	req.cwd = xstrdup("/src");
+	req.identity = xstrdup(k);
+	bc_strv_push(&req.argv, "gcc");
+	bc_strv_push(&req.argv, "-c");
+	bc_strv_push(&req.argv, "x.c");
+	roundtrip_request(&req, &back);
+	ck_assert_str_eq(back.identity, k);
+	ck_assert_uint_eq(back.flags, BC_FLAG_LOOKED_UP | BC_FLAG_IDENTITY);
+	ck_assert_uint_eq(back.argv.n, 3);
+	bc_request_free(&back);
+	/* without identity the bit is cleared even if the caller set it */
+	free(req.identity);
+	req.identity = NULL;
+	req.flags |= BC_FLAG_IDENTITY;
+	roundtrip_request(&req, &back);
+	ck_assert_ptr_null(back.identity);
+	ck_assert_uint_eq(back.flags, BC_FLAG_LOOKED_UP);
+	bc_request_free(&back);
+	bc_request_free(&req);
+	/* MISS reply */
+	{
+		struct bc_reply rep, r2;
+
+		bc_request_init(&req);
+		req.proto = BC_PROTO_BOLT;
+		req.kind = BC_RQST_LOOKUP;
+		bc_reply_init(&rep);
+		rep.miss = 1;
+		ck_assert_int_eq(bc_proto_write_reply(&out, &req, &rep, err),
+		    BC_OK);
+		ck_assert_mem_eq(bc_buf_data(&out), "BOLT00000001MISS00000000",
+		    24);
+		ck_assert_int_eq(bc_proto_parse_reply(&out, BC_PROTO_BOLT,
+		    BC_RQST_LOOKUP, NULL, &r2, err), BC_OK);
+		ck_assert(r2.miss);
+		bc_reply_free(&r2);
+		bc_reply_free(&rep);
+		bc_request_free(&req);
+	}
+	bc_buf_free(&out);
+}
+END_TEST
+
+static Suite *
+cache_suite(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_hash_vectors);
+	tcase_add_test(tc, test_key_same);
+	tcase_add_test(tc, test_key_split);
+	tcase_add_test(tc, test_key_inputs);
+	tcase_add_test(tc, test_key_args_and_debug);
+	tcase_add_test(tc, test_identity);
+	tcase_add_test(tc, test_blob_roundtrip);
+	tcase_add_test(tc, test_blob_mutations);
+	tcase_add_test(tc, test_blob_limits);
+	tcase_add_test(tc, test_index_ops);
+	tcase_add_test(tc, test_lru_eviction);
+	tcase_add_test(tc, test_reconcile);
+	tcase_add_test(tc, test_inflight);
+	tcase_add_test(tc, test_lookup_touch);
+	tcase_add_test(tc, test_proto_cache_requests);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(cache_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
