@@ -15,6 +15,7 @@ stopped at the end.  Nothing here is part of `make check`.
 """
 import glob
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -82,6 +83,29 @@ def stop_all():
             p.kill()
 
 
+def tree_cpu(root):
+    """CPU seconds of root and all its live descendants, each with its
+    reaped children (Linux /proc; 0 elsewhere)."""
+    if root is None or not os.path.isdir("/proc/self"):
+        return 0.0
+    kids, own = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            f = open("/proc/%s/stat" % d).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        kids.setdefault(int(f[1]), []).append(int(d))
+        own[int(d)] = sum(int(x) for x in f[11:15])
+    tot, todo = 0, [root]
+    while todo:
+        p = todo.pop()
+        tot += own.get(p, 0)
+        todo += kids.get(p, [])
+    return tot / float(os.sysconf("SC_CLK_TCK"))
+
+
 def counter(port, field="dcc_compile_ok"):
     try:
         return int(dcc.stats_text(port).get(field, "-1"))
@@ -116,15 +140,17 @@ class Daemons:
             argv.append("--no-cache")
         elif has_cache:
             argv += ["--cache-dir", os.path.join(tmp, "boltccd-nocache")]
-        start(argv, os.path.join(tmp, "boltccd.out"))
+        self.bpid = start(argv, os.path.join(tmp, "boltccd.out")).pid
+        self.cpid = self.dpid = None
         if not wait_http(self.bsport):
             raise SystemExit("bench: boltccd did not start (see %s)" % tmp)
         if has_cache:
             self.cport, self.csport = free_ports(2)
-            start(base + ["--port", str(self.cport), "--stats-port", str(self.csport),
-                          "--log-file", os.path.join(tmp, "boltccd-cache.log"),
-                          "--cache-dir", os.path.join(tmp, "boltccd-cache")],
-                  os.path.join(tmp, "boltccd-cache.out"))
+            self.cpid = start(base + ["--port", str(self.cport), "--stats-port",
+                                      str(self.csport), "--log-file",
+                                      os.path.join(tmp, "boltccd-cache.log"),
+                                      "--cache-dir", os.path.join(tmp, "boltccd-cache")],
+                              os.path.join(tmp, "boltccd-cache.out")).pid
             if not wait_http(self.csport):
                 say("bench: boltccd with cache did not start; cache rows skipped")
                 self.cport = None
@@ -139,7 +165,7 @@ class Daemons:
                 argv += ["--user", "distccd"]
             open(os.path.join(tmp, "distccd.log"), "w").close()
             os.chmod(os.path.join(tmp, "distccd.log"), 0o666)
-            start(argv, os.path.join(tmp, "distccd.out"))
+            self.dpid = start(argv, os.path.join(tmp, "distccd.out")).pid
             if not wait_http(self.dsport):
                 say("bench: distccd did not start; distcc columns skipped")
                 self.dport = None
@@ -197,7 +223,10 @@ def part_a(tmp, d):
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
         before = counter(sport) if sport else None
+        dpid = {d.bsport: d.bpid, d.csport: d.cpid, d.dsport: d.dpid}.get(sport)
         fails = 0
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        dcpu0 = tree_cpu(dpid)
         t0 = time.perf_counter()
         for f in files:
             o = os.path.join(out, os.path.basename(f)[:-2] + ".o")
@@ -210,15 +239,21 @@ def part_a(tmp, d):
         if sport:
             time.sleep(0.5)     # daemons count a job just after replying
             remote = "%d remote" % (counter(sport) - before)
-        rows.append((name, dt, fails, remote))
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+        cpu += tree_cpu(dpid) - dcpu0
+        rows.append((name, dt, fails, remote, cpu))
     base = rows[0][1] / N * 1000.0
-    say("   %-29s %9s %9s %12s %8s  %s" % ("tool", "total s", "ms/job", "extra ms/job",
-                                          "ratio", "notes"))
-    for name, dt, fails, remote in rows:
+    cbase = rows[0][4] / N * 1000.0
+    say("   %-29s %9s %9s %12s %8s %8s %10s  %s" % (
+        "tool", "total s", "ms/job", "extra ms/job", "ratio", "cpu ms", "extra cpu",
+        "notes"))
+    for name, dt, fails, remote, cpu in rows:
         ms = dt / N * 1000.0
+        cms = cpu / N * 1000.0
         notes = remote + ("  %d FAILED" % fails if fails else "")
-        say("   %-29s %9.2f %9.2f %12.2f %7.2fx  %s"
-            % (name, dt, ms, ms - base, ms / base, notes))
+        say("   %-29s %9.2f %9.2f %12.2f %7.2fx %8.2f %10.2f  %s"
+            % (name, dt, ms, ms - base, ms / base, cms, cms - cbase, notes))
     say()
 
 

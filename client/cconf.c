@@ -22,6 +22,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "client/cconf.h"
+#include "client/cfgfile.h"
 
 #define DEFAULT_BACKOFF 60
 #define DEFAULT_IO_TIMEOUT 300
@@ -185,6 +186,8 @@ bc_cconf_load(struct bc_cconf *c)
 
 	memset(c, 0, sizeof(*c));
 	bc_strv_init(&c->warnings);
+	/* The file first: it only sets what the environment does not. */
+	bc_cfgfile_apply(&c->warnings, &c->config_file);
 
 	c->safeguard = getenv("_DISTCC_SAFEGUARD") != NULL ||
 	    getenv("BOLTCC_SAFEGUARD") != NULL;
@@ -228,6 +231,7 @@ bc_cconf_free(struct bc_cconf *c)
 	free(c->log_file);
 	free(c->path_env);
 	free(c->cwd);
+	free(c->config_file);
 	free(c->error);
 	bc_strv_free(&c->warnings);
 	memset(c, 0, sizeof(*c));

@@ -37,6 +37,7 @@ struct bc_cconf {
 	char *path_env;		/* PATH (a default if unset) */
 	int path_set;		/* PATH was set in the environment */
 	char *cwd;		/* current directory, or NULL */
+	char *config_file;	/* configuration file read (cfgfile.h), or NULL */
 
 	char *error;		/* fatal for distributable jobs, or NULL */
 	int error_exit;		/* exit code that goes with error */

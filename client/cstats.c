@@ -1,8 +1,9 @@
 /*
  * cstats.c - client counters in $DIR/stats (see cstats.h).
  *
- * The lock lives on a separate file because the stats file itself is
- * replaced by rename on every update.
+ * Appends and rewrites (compaction, zero) hold an exclusive fcntl lock
+ * on the file itself, readers a shared one; a rewrite replaces the file
+ * by rename (see bc_cstats_commit).
  */
 #include "config.h"
 
@@ -130,60 +131,121 @@ parse_into(const char *p, size_t n, struct bc_cstats *out)
 	}
 }
 
+/* Read the whole (locked) file at fd into out; BC_ERR_LIMIT past
+ * BC_CSTATS_MAX_FILE. */
+static int
+load_fd(int fd, const char *path, struct bc_cstats *out, char *err)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_CSTATS_MAX_FILE);
+	uint8_t *dst;
+	off_t off = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = bc_buf_reserve(&b, 4096, &dst);
+		if (r != BC_OK) {
+			bc_buf_free(&b);
+			return bc_seterr(err, r, "%s is larger than %d bytes",
+			    path, BC_CSTATS_MAX_FILE);
+		}
+		n = pread(fd, dst, 4096, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = bc_seterr(err, BC_ERR_IO, "cannot read %s: %s", path,
+			    strerror(errno));
+			bc_buf_free(&b);
+			return r;
+		}
+		if (n == 0)
+			break;
+		(void)bc_buf_commit(&b, (size_t)n);
+		off += n;
+	}
+	parse_into((const char *)bc_buf_data(&b), bc_buf_len(&b), out);
+	bc_buf_free(&b);
+	return BC_OK;
+}
+
+static int
+lock_fd(int fd, short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	while (fcntl(fd, F_SETLKW, &fl) != 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
 int
 bc_cstats_load(const char *dir, struct bc_cstats *out, char *err)
 {
 	char *path = xasprintf("%s/stats", dir);
-	struct bc_buf b;
-	struct stat st;
-	int r;
+	int fd, r;
 
-	if (stat(path, &st) != 0 && errno == ENOENT) {
-		free(path);
-		return BC_OK;
-	}
-	bc_buf_init(&b, BC_CSTATS_MAX_FILE);
-	r = bc_read_file(path, BC_CSTATS_MAX_FILE, &b, err);
-	free(path);
-	if (r == BC_ERR_NOENT) {
-		bc_buf_free(&b);
-		return BC_OK;
-	}
-	if (r == BC_OK)
-		parse_into((const char *)bc_buf_data(&b), bc_buf_len(&b), out);
-	bc_buf_free(&b);
-	return r;
-}
-
-static int
-lock_stats(const char *dir, int *fd_out, char *err)
-{
-	char *path = xasprintf("%s/stats.lock", dir);
-	struct flock fl;
-	int fd;
-
-	*fd_out = -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		int r = bc_seterr(err, BC_ERR_IO, "cannot open %s: %s", path,
-		    strerror(errno));
-
+		r = errno == ENOENT ? BC_OK : bc_seterr(err, BC_ERR_IO,
+		    "cannot open %s: %s", path, strerror(errno));
 		free(path);
 		return r;
 	}
+	/* appends are whole lines under the exclusive lock */
+	(void)lock_fd(fd, F_RDLCK);
+	r = load_fd(fd, path, out, err);
+	close(fd);
 	free(path);
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	while (fcntl(fd, F_SETLKW, &fl) != 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return bc_seterr(err, BC_ERR_IO, "cannot lock stats: %s",
-			    strerror(errno));
+	return r;
+}
+
+/*
+ * Open dir/stats (created if missing) and take the exclusive lock, held
+ * only for one append or one rewrite.  A rewrite replaces the file by
+ * rename while holding its lock, so a lock obtained on a file that has
+ * meanwhile been replaced (no links left) is dropped and the new file is
+ * opened.  (fcntl locks belong to the process and go away when any of
+ * its descriptors of the file is closed: under the lock, the file is
+ * only accessed through this fd.)
+ */
+static int
+open_locked(const char *dir, int *fd_out, char *err)
+{
+	char *path = xasprintf("%s/stats", dir);
+	struct stat st;
+	int fd, tries;
+
+	*fd_out = -1;
+	for (tries = 0; tries < 100; tries++) {
+		fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			int r = bc_seterr(err, BC_ERR_IO, "cannot open %s: %s",
+			    path, strerror(errno));
+
+			free(path);
+			return r;
 		}
+		if (lock_fd(fd, F_WRLCK) != 0) {
+			int r = bc_seterr(err, BC_ERR_IO, "cannot lock %s: %s",
+			    path, strerror(errno));
+
+			close(fd);
+			free(path);
+			return r;
+		}
+		if (fstat(fd, &st) == 0 && st.st_nlink > 0) {
+			free(path);
+			*fd_out = fd;
+			return BC_OK;
+		}
+		close(fd);	/* replaced while we waited: open the new one */
 	}
-	*fd_out = fd;
-	return BC_OK;
+	free(path);
+	return bc_seterr(err, BC_ERR_IO, "%s/stats keeps being replaced", dir);
 }
 
 static int
@@ -209,41 +271,90 @@ write_stats(const char *dir, const struct bc_cstats *s, char *err)
 	return r;
 }
 
-int
-bc_cstats_commit(const char *dir, const struct bc_cstats *delta, char *err)
+/* Rewrite dir/stats with one line per name (the sums of its lines), or
+ * empty (zero).  A file that cannot be read starts over from `start`. */
+static int
+compact(const char *dir, int zero, const struct bc_cstats *start,
+    char *err)
 {
 	struct bc_cstats cur;
+	char *path = xasprintf("%s/stats", dir);
 	size_t i;
 	int fd, r;
 
-	if (delta->n == 0)
-		return BC_OK;
-	r = lock_stats(dir, &fd, err);
-	if (r != BC_OK)
+	r = open_locked(dir, &fd, err);
+	if (r != BC_OK) {
+		free(path);
 		return r;
+	}
 	bc_cstats_init(&cur);
-	r = bc_cstats_load(dir, &cur, err);
-	if (r != BC_OK)	/* unreadable: start over rather than fail jobs */
-		bc_cstats_free(&cur);
-	for (i = 0; i < delta->n; i++)
-		bc_cstats_add(&cur, delta->v[i].name, delta->v[i].value);
+	if (!zero && load_fd(fd, path, &cur, err) != BC_OK) {
+		bc_cstats_free(&cur);	/* unreadable: start over */
+		for (i = 0; start != NULL && i < start->n; i++)
+			bc_cstats_add(&cur, start->v[i].name,
+			    start->v[i].value);
+	}
 	r = write_stats(dir, &cur, err);
 	bc_cstats_free(&cur);
 	close(fd);
+	free(path);
+	return r;
+}
+
+/*
+ * A job's deltas are appended as "name delta" lines in one write(2) under
+ * the exclusive lock, held for that one write (readers sum repeated
+ * names): no read, no temp file, no rename per job.  When the file has
+ * grown past BC_CSTATS_COMPACT it is rewritten with one line per name.
+ */
+#define BC_CSTATS_COMPACT (16 * 1024)
+
+int
+bc_cstats_commit(const char *dir, const struct bc_cstats *delta, char *err)
+{
+	struct bc_buf b;
+	struct stat st;
+	size_t i;
+	ssize_t w;
+	int fd, r = BC_OK, big = 0;
+
+	if (delta->n == 0)
+		return BC_OK;
+	bc_buf_init(&b, BC_CSTATS_MAX_FILE / 2);
+	for (i = 0; i < delta->n && r == BC_OK; i++)
+		if (delta->v[i].value != 0)
+			r = bc_buf_putf(&b, "%s %lld\n", delta->v[i].name,
+			    delta->v[i].value);
+	if (r != BC_OK) {
+		bc_buf_free(&b);
+		return bc_seterr(err, r, "stats too large");
+	}
+	if (bc_buf_len(&b) == 0) {
+		bc_buf_free(&b);
+		return BC_OK;
+	}
+	r = open_locked(dir, &fd, err);
+	if (r != BC_OK) {
+		bc_buf_free(&b);
+		return r;
+	}
+	do {
+		w = write(fd, bc_buf_data(&b), bc_buf_len(&b));
+	} while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)bc_buf_len(&b))
+		r = bc_seterr(err, BC_ERR_IO, "cannot append to %s/stats: %s",
+		    dir, w < 0 ? strerror(errno) : "short write");
+	else if (fstat(fd, &st) == 0 && st.st_size > BC_CSTATS_COMPACT)
+		big = 1;
+	close(fd);
+	bc_buf_free(&b);
+	if (r == BC_OK && big)
+		r = compact(dir, 0, delta, err);
 	return r;
 }
 
 int
 bc_cstats_zero(const char *dir, char *err)
 {
-	struct bc_cstats empty;
-	int fd, r;
-
-	r = lock_stats(dir, &fd, err);
-	if (r != BC_OK)
-		return r;
-	bc_cstats_init(&empty);
-	r = write_stats(dir, &empty, err);
-	close(fd);
-	return r;
+	return compact(dir, 1, NULL, err);
 }

@@ -1,9 +1,10 @@
 /*
  * cstats.h - the client's counters, shared by all boltcc processes using
- * one state dir: $DIR/stats holds "name value" lines, rewritten
- * atomically (temp file + rename) while $DIR/stats.lock is held with an
- * exclusive fcntl() lock.  A job accumulates its deltas in memory and
- * commits them once.
+ * one state dir: $DIR/stats holds "name value" lines; a name may repeat
+ * and its values add up.  A job accumulates its deltas in memory and
+ * commits them once: one appending write(2) under an exclusive fcntl()
+ * lock on the file (readers take a shared one); past 16 KiB the file is
+ * rewritten (temp file + rename) with one line per name under the lock.
  *
  * Names: jobs_remote_ok, jobs_remote_error (compile error on a host),
  * jobs_local, jobs_cpp_error, jobs_failed_no_fallback,
@@ -42,7 +43,7 @@ void bc_cstats_add2(struct bc_cstats *s, const char *prefix,
     const char *reason, long long delta);
 long long bc_cstats_get(const struct bc_cstats *s, const char *name);
 
-/* Merge deltas into dir/stats under the lock. */
+/* Append deltas to dir/stats (compacting it now and then). */
 int bc_cstats_commit(const char *dir, const struct bc_cstats *delta,
     char *err);
 /* Read dir/stats (missing file = empty). */

@@ -9,8 +9,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -246,6 +250,127 @@ bc_local_run(const char *path, char *const argv[], int out_fd, int err_fd,
 	} while (w < 0 && errno == EINTR);
 	if (w < 0)
 		return bc_seterr(err, BC_ERR_IO, "waitpid: %s", strerror(errno));
+	return BC_OK;
+}
+
+extern char **environ;
+
+static int
+cloexec_pipe(int p[2])
+{
+	if (pipe(p) != 0)
+		return -1;
+	(void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+/* Read what is there from fd into b; 1 at EOF.  Bytes beyond b's max
+ * are read and dropped (*over set), so the child never blocks. */
+static int
+drain(int fd, struct bc_buf *b, int *over)
+{
+	uint8_t tmp[16384], *dst;
+	ssize_t n;
+	size_t room;
+
+	room = b->max - bc_buf_len(b);
+	if (room > 0 && bc_buf_reserve(b, room < 65536 ? room : 65536,
+	    &dst) == BC_OK) {
+		n = read(fd, dst, room < 65536 ? room : 65536);
+		if (n > 0)
+			(void)bc_buf_commit(b, (size_t)n);
+	} else
+		n = read(fd, tmp, sizeof(tmp));
+	if (n > 0 && room == 0)
+		*over = 1;
+	if (n == 0)
+		return 1;
+	if (n < 0 && errno != EINTR && errno != EAGAIN)
+		return 1;
+	return 0;
+}
+
+int
+bc_local_capture(const char *path, char *const argv[], struct bc_buf *out,
+    struct bc_buf *errout, int *status, char *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	int po[2], pe[2], e, over = 0, dummy = 0;
+	struct pollfd pf[2];
+	pid_t pid, w;
+
+	*status = 0;
+	if (cloexec_pipe(po) != 0)
+		return bc_seterr(err, BC_ERR_IO, "pipe: %s", strerror(errno));
+	if (cloexec_pipe(pe) != 0) {
+		e = errno;
+		close(po[0]);
+		close(po[1]);
+		return bc_seterr(err, BC_ERR_IO, "pipe: %s", strerror(e));
+	}
+	fflush(stdout);
+	fflush(stderr);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, po[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], STDERR_FILENO);
+	posix_spawnattr_init(&at);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	e = posix_spawn(&pid, path, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(po[1]);
+	close(pe[1]);
+	if (e != 0) {
+		close(po[0]);
+		close(pe[0]);
+		if (e == ENOMEM || e == EAGAIN)
+			return bc_seterr(err, BC_ERR_IO, "cannot start %s: %s",
+			    path, strerror(e));
+		(void)bc_buf_putf(errout, "boltcc: cannot run %s: %s\n", path,
+		    strerror(e));
+		*status = 127 << 8;
+		return BC_OK;
+	}
+	pf[0].fd = po[0];
+	pf[1].fd = pe[0];
+	while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+		int i;
+
+		pf[0].events = pf[1].events = POLLIN;
+		pf[0].revents = pf[1].revents = 0;
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			if (pf[i].fd < 0 || pf[i].revents == 0)
+				continue;
+			if (drain(pf[i].fd, i == 0 ? out : errout,
+			    i == 0 ? &over : &dummy)) {
+				close(pf[i].fd);
+				pf[i].fd = -1;
+			}
+		}
+	}
+	if (pf[0].fd >= 0)
+		close(pf[0].fd);
+	if (pf[1].fd >= 0)
+		close(pf[1].fd);
+	do {
+		w = waitpid(pid, status, 0);
+	} while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return bc_seterr(err, BC_ERR_IO, "waitpid: %s", strerror(errno));
+	if (over)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "preprocessed output larger than %zu bytes", out->max);
 	return BC_OK;
 }
 

@@ -44,6 +44,18 @@ char *bc_local_clean_path(const struct bc_self *self, const char *name,
 int bc_local_exec(const char *path, char *const argv[], char *err);
 
 /*
+ * Run path with argv (posix_spawn, SIGPIPE default), its stdout and stderr
+ * read through pipes into out and errout (each bounded by its max), and
+ * wait.  *status is the raw wait status; a compiler that cannot be started
+ * is status 127 with the reason in errout, as a shell would.  More output
+ * than out's max is BC_ERR_LIMIT (the child is still waited for); stderr
+ * beyond errout's max is dropped.
+ */
+struct bc_buf;
+int bc_local_capture(const char *path, char *const argv[], struct bc_buf *out,
+    struct bc_buf *errout, int *status, char *err);
+
+/*
  * fork + execv(path, argv) with stdout to out_fd and stderr to err_fd
  * (each -1 = inherit), and wait.  *status is the raw wait status.
  */

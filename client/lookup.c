@@ -15,6 +15,7 @@
 #include "common/proto.h"
 #include "common/util.h"
 #include "client/lookup.h"
+#include "client/ssh.h"
 
 ssize_t
 bc_lookup_owner(const struct bc_hostlist *hl, const unsigned char *cand,
@@ -84,8 +85,8 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 		char e[BC_ERRLEN];
 
 		fds[i] = -1;
-		if (bc_io_connect_tcp(h->name, h->port, connect_timeout_ms,
-		    &fds[i], e) != BC_OK) {
+		if (bc_ssh_connect_host(h, connect_timeout_ms, &fds[i], e)
+		    != BC_OK) {
 			bc_debug("cache lookup on %s: %s", h->spec, e);
 			fds[i] = -1;
 			continue;

@@ -41,6 +41,8 @@
 #include "client/lookup.h"
 #include "client/remote.h"
 #include "client/pump.h"
+#include "client/ssh.h"
+#include "client/xcode.h"
 
 #define STATS_MAX_PAGE (64 * 1024)
 #define STATS_TIMEOUT_MS 2000
@@ -55,8 +57,9 @@ struct job {
 	struct bc_plan plan;
 	struct bc_cstats stats;
 	char *tmpdir;			/* private temp dir, or NULL */
-	char *ipath;			/* preprocessed output */
-	char *cpp_err_path;		/* preprocessor stderr */
+	char *ipath;			/* preprocessed output (save-temps) */
+	char *cpp_err_path;		/* preprocessor stderr (save-temps) */
+	struct bc_buf cpp_err;		/* preprocessor stderr */
 	/* artifact cache (doc/cache.md) */
 	int ident_state;		/* 0 not yet, 1 known, -1 failed */
 	char ident[BC_HASH_HEXLEN + 1];	/* compiler identity */
@@ -124,27 +127,10 @@ write_all(int fd, const void *p, size_t n)
 }
 
 static void
-replay_file(const char *path, int fd)
+replay_buf(const struct bc_buf *b, int fd)
 {
-	struct bc_buf b;
-
-	if (path == NULL)
-		return;
-	bc_buf_init(&b, BC_MAX_STDERR);
-	if (bc_read_file(path, BC_MAX_STDERR, &b, NULL) == BC_OK &&
-	    bc_buf_len(&b) > 0)
-		write_all(fd, bc_buf_data(&b), bc_buf_len(&b));
-	bc_buf_free(&b);
-}
-
-static off_t
-file_size(const char *path)
-{
-	struct stat st;
-
-	if (path == NULL || stat(path, &st) != 0)
-		return 0;
-	return st.st_size;
+	if (bc_buf_len(b) > 0)
+		write_all(fd, bc_buf_data(b), bc_buf_len(b));
 }
 
 static int
@@ -201,6 +187,7 @@ job_init(struct job *j, struct bc_cconf *cfg)
 	bc_strv_init(&j->argv);
 	bc_plan_init(&j->plan);
 	bc_cstats_init(&j->stats);
+	bc_buf_init(&j->cpp_err, BC_MAX_STDERR);
 }
 
 static void
@@ -229,6 +216,7 @@ job_free(struct job *j)
 	bc_cstats_free(&j->stats);
 	bc_local_self_free(&j->self);
 	bc_direct_free(&j->direct);
+	bc_buf_free(&j->cpp_err);
 }
 
 static void
@@ -296,42 +284,38 @@ run_fallback(struct job *j, const char *reason, int localslots)
 	return exec_in_local_slot(j, localslots);
 }
 
-/* Run the preprocessor into j->ipath; returns its wait status in *st. */
+/*
+ * Run the preprocessor, its output read through a pipe into doti and its
+ * stderr into j->cpp_err (no temp files: DISTCC_SAVE_TEMPS writes them
+ * to a kept temp dir afterwards).  Its wait status goes to *st.
+ */
 static int
-run_cpp(struct job *j, int *st, char *err)
+run_cpp(struct job *j, struct bc_buf *doti, int *st, char *err)
 {
-	int ofd, efd, r;
+	int r;
 
-	if (j->tmpdir == NULL) {
-		r = bc_mkdtemp("boltcc_", &j->tmpdir, err);
-		if (r != BC_OK)
-			return r;
-		j->ipath = xasprintf("%s/%s", j->tmpdir,
-		    j->plan.lang != NULL && strstr(j->plan.lang, "++") != NULL ?
-		    "source.ii" : "source.i");
-		j->cpp_err_path = xasprintf("%s/cpp.stderr", j->tmpdir);
-	}
-	ofd = open(j->ipath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (ofd < 0)
-		return bc_seterr(err, BC_ERR_IO, "cannot create %s: %s",
-		    j->ipath, strerror(errno));
-	efd = open(j->cpp_err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600);
-	if (efd < 0) {
-		close(ofd);
-		return bc_seterr(err, BC_ERR_IO, "cannot create %s: %s",
-		    j->cpp_err_path, strerror(errno));
-	}
 	if (bc_log_get_level() >= BC_LOG_DEBUG) {
 		char *s = bc_strv_join(&j->plan.cpp_argv);
 
 		bc_debug("preprocessing: %s", s);
 		free(s);
 	}
-	r = bc_local_run(j->compiler_path, j->plan.cpp_argv.v, ofd, efd, st,
-	    err);
-	close(ofd);
-	close(efd);
+	bc_buf_reset(doti);
+	bc_buf_reset(&j->cpp_err);
+	r = bc_local_capture(j->compiler_path, j->plan.cpp_argv.v, doti,
+	    &j->cpp_err, st, err);
+	if (j->cfg->save_temps && j->tmpdir == NULL &&
+	    bc_mkdtemp("boltcc_", &j->tmpdir, NULL) == BC_OK) {
+		j->ipath = xasprintf("%s/%s", j->tmpdir,
+		    j->plan.lang != NULL && strstr(j->plan.lang, "++") != NULL ?
+		    "source.ii" : "source.i");
+		j->cpp_err_path = xasprintf("%s/cpp.stderr", j->tmpdir);
+		(void)bc_write_file_atomic(j->ipath, bc_buf_data(doti),
+		    bc_buf_len(doti), 0600, NULL);
+		(void)bc_write_file_atomic(j->cpp_err_path,
+		    bc_buf_data(&j->cpp_err), bc_buf_len(&j->cpp_err), 0600,
+		    NULL);
+	}
 	return r;
 }
 
@@ -410,7 +394,7 @@ write_outputs(struct job *j, const struct bc_reply *rep, char *err)
 static void
 replay_reply(struct job *j, const struct bc_reply *rep)
 {
-	replay_file(j->cpp_err_path, STDERR_FILENO);
+	replay_buf(&j->cpp_err, STDERR_FILENO);
 	if (bc_buf_len(&rep->serr) > 0)
 		write_all(STDERR_FILENO, bc_buf_data(&rep->serr),
 		    bc_buf_len(&rep->serr));
@@ -451,8 +435,8 @@ direct_record(struct job *j, const struct bc_buf *doti)
 	if (j->plan.dep_wanted && j->plan.dep_file != NULL &&
 	    bc_read_file(j->plan.dep_file, BC_MAX_DOTD, &dotd, NULL) != BC_OK)
 		goto out;
-	if (j->cpp_err_path != NULL)
-		(void)bc_read_file(j->cpp_err_path, BC_MAX_STDERR, &cpperr, NULL);
+	(void)bc_buf_put(&cpperr, bc_buf_data(&j->cpp_err),
+	    bc_buf_len(&j->cpp_err));
 	if (bc_direct_put(&j->direct, j->cache_key, bc_buf_data(doti),
 	    bc_buf_len(doti), &dotd, &cpperr, j->cpp_start, err) != BC_OK)
 		bc_debug("no direct mode manifest: %s", err);
@@ -491,7 +475,7 @@ cache_candidates(const struct job *j, const struct bc_hostlist *hl)
 	for (i = 0; i < hl->n; i++) {
 		const struct bc_host *h = &hl->v[i];
 
-		if (h->kind != BC_HOST_TCP || h->down || h->auth ||
+		if (h->kind == BC_HOST_LOCAL || h->down || h->auth ||
 		    h->limit <= 0 || h->bolt == BC_BOLT_NO)
 			continue;
 		if (h->bolt != BC_BOLT_YES &&
@@ -513,17 +497,19 @@ cache_candidates(const struct job *j, const struct bc_hostlist *hl)
  */
 static int
 cache_lookup(struct job *j, const struct bc_hostlist *hl,
-    const struct bc_buf *doti, char ident[BC_HASH_HEXLEN + 1],
-    ssize_t *owner, int *rc)
+    const struct bc_buf *doti, size_t here, char ident[BC_HASH_HEXLEN + 1],
+    ssize_t *owner, int *inl, int *rc)
 {
 	struct bc_cache_key_in in;
 	struct bc_lookup_result res;
 	struct bc_reply rep;
 	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
 	unsigned char *cand;
+	size_t i, ncand = 0;
 	int r;
 
 	*owner = -1;
+	*inl = 0;
 	ident[0] = '\0';
 	if (!job_identity(j))
 		return 0;
@@ -546,6 +532,16 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 		return 0;
 	}
 	bc_cstats_add(&j->stats, "cache_lookups", 1);
+	for (i = 0; i < hl->n; i++)
+		ncand += cand[i];
+	if (ncand == 1 && (size_t)*owner == here) {
+		/* The one cache to ask is the host the job goes to: the
+		 * compile request asks it (FLAG_HIT_MARK), which saves a
+		 * connection and a round trip on every miss. */
+		free(cand);
+		*inl = 1;
+		return 0;
+	}
 	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
 	    j->cfg->io_timeout * 1000, &rep, &res, err);
 	free(cand);
@@ -684,7 +680,7 @@ run_remote(struct job *j)
 	char *last_host = NULL;
 	char last_err[BC_ERRLEN];
 	int cpp_done = 0, host_failed = 0, dia_skipped = 0, rc = -1, r;
-	int looked_up = 0;
+	int looked_up = 0, inline_lookup = 0;
 	struct bc_cpump pump;	/* pump mode (client/pump.c) */
 	int pump_state = 0;
 	char ident[BC_HASH_HEXLEN + 1];
@@ -758,8 +754,8 @@ run_remote(struct job *j)
 			bc_hostsel_release(&slot);
 			goto out;
 		}
-		if (h->kind != BC_HOST_TCP) {
-			bc_info("skipping %s: only TCP hosts are supported",
+		if (h->kind != BC_HOST_TCP && h->kind != BC_HOST_SSH) {
+			bc_info("skipping %s: not a TCP or SSH host",
 			    host_label(h));
 			bc_hostsel_release(&slot);
 			continue;
@@ -793,7 +789,14 @@ run_remote(struct job *j)
 			proto = 2;
 		if (!cpp_done && !pumping) {
 			j->cpp_start = (int64_t)time(NULL);
-			r = run_cpp(j, &st, err);
+			r = run_cpp(j, &doti, &st, err);
+			if (r == BC_ERR_LIMIT) {
+				bc_hostsel_release(&slot);
+				bc_warn("cannot read preprocessed output: %s",
+				    err);
+				no_host_why = "cpp-output";
+				break;
+			}
 			if (r != BC_OK) {
 				bc_hostsel_release(&slot);
 				bc_warn("cannot run the preprocessor: %s", err);
@@ -803,18 +806,10 @@ run_remote(struct job *j)
 			if (st != 0) {
 				/* The user's error, not the farm's. */
 				bc_hostsel_release(&slot);
-				replay_file(j->cpp_err_path, STDERR_FILENO);
+				replay_buf(&j->cpp_err, STDERR_FILENO);
 				bc_cstats_add(&j->stats, "jobs_cpp_error", 1);
 				rc = bc_local_exit_code(st);
 				goto out;
-			}
-			r = bc_read_file(j->ipath, BC_MAX_DOTI, &doti, err);
-			if (r != BC_OK) {
-				bc_hostsel_release(&slot);
-				bc_warn("cannot read preprocessed output: %s",
-				    err);
-				no_host_why = "cpp-output";
-				break;
 			}
 			cpp_done = 1;
 			if (contains(bc_buf_data(&doti), bc_buf_len(&doti),
@@ -826,7 +821,7 @@ run_remote(struct job *j)
 				goto out;
 			}
 			if (j->plan.dia_file != NULL &&
-			    file_size(j->cpp_err_path) > 0) {
+			    bc_buf_len(&j->cpp_err) > 0) {
 				/* The .dia would miss the preprocessor's
 				 * diagnostics. */
 				bc_hostsel_release(&slot);
@@ -838,7 +833,8 @@ run_remote(struct job *j)
 		if (!looked_up && proto == BC_PROTO_BOLT && cfg->cache &&
 		    !pumping) {
 			looked_up = 1;
-			if (cache_lookup(j, &hl, &doti, ident, &owner, &rc)) {
+			if (cache_lookup(j, &hl, &doti, slot.host_index, ident,
+			    &owner, &inline_lookup, &rc)) {
 				bc_hostsel_release(&slot);
 				goto out;
 			}
@@ -856,7 +852,8 @@ run_remote(struct job *j)
 		rj.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
 		if (looked_up && ident[0] != '\0') {
 			rj.identity = ident;
-			rj.flags |= BC_FLAG_LOOKED_UP;
+			rj.flags |= inline_lookup ? BC_FLAG_HIT_MARK :
+			    BC_FLAG_LOOKED_UP;
 		}
 		rj.doti = bc_buf_data(&doti);
 		rj.doti_len = bc_buf_len(&doti);
@@ -886,6 +883,12 @@ run_remote(struct job *j)
 			dia_skipped = 1;
 			continue;
 		}
+		if (inline_lookup == 1 && !pumping) {
+			/* the compile request was the lookup: count it once */
+			inline_lookup = 2;
+			bc_cstats_add(&j->stats, rep.cache_hit ? "cache_hits" :
+			    "cache_misses", 1);
+		}
 		if (rep.status == 0) {
 			r = write_outputs(j, &rep, err);
 			if (r == BC_OK && pumping)
@@ -897,9 +900,10 @@ run_remote(struct job *j)
 				goto out;
 			}
 			replay_reply(j, &rep);
-			bc_reply_free(&rep);
 			bc_hostsel_backoff_clear(cfg->lockdir, h);
-			bc_cstats_add(&j->stats, "jobs_remote_ok", 1);
+			if (!rep.cache_hit)
+				bc_cstats_add(&j->stats, "jobs_remote_ok", 1);
+			bc_reply_free(&rep);
 			if (proto == BC_PROTO_BOLT && looked_up)
 				direct_record(j, &doti);
 			rc = 0;
@@ -933,6 +937,13 @@ run_remote(struct job *j)
 		bc_hostsel_backoff_clear(cfg->lockdir, h);
 		bc_cstats_add(&j->stats, "jobs_remote_error", 1);
 		if (cfg->skip_local_retry) {
+			/* Xcode reads the .dia on failure too (xcode.md 7.6). */
+			if (j->plan.dia_file != NULL &&
+			    bc_buf_len(&rep.dia) > 0 &&
+			    bc_write_file_atomic(j->plan.dia_file,
+			    bc_buf_data(&rep.dia), bc_buf_len(&rep.dia),
+			    output_mode(), err) != BC_OK)
+				bc_warn("%s", err);
 			replay_reply(j, &rep);
 			rc = bc_local_exit_code((int)rep.status);
 			bc_reply_free(&rep);
@@ -948,6 +959,8 @@ run_remote(struct job *j)
 
 host_failure:
 		host_failed = 1;
+		if (bc_ssh_explain(h, err) > 0)	/* ssh: the remote side's why */
+			why = "ssh-remote-command";
 		bc_cstats_add(&j->stats, "host_failures", 1);
 		bc_cstats_add2(&j->stats, "host_failure_by_reason", why, 1);
 		/* A boltccd that refused this one job (EROR: policy, busy)
@@ -1644,6 +1657,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	bc_cconf_load(&cfg);
 	setup_log(&cfg);
+	bc_ssh_configure(cfg.dir_ok ? cfg.dir : NULL);
 	job_init(&j, &cfg);
 	bc_local_self_init(&j.self, argc > 0 ? argv[0] : NULL, cfg.path_env);
 
@@ -1665,8 +1679,11 @@ main(int argc, char **argv)
 		argv_from_words(argv + 1, argc - 1, &j.argv);
 	}
 
-	rc = bc_local_find_compiler(&j.self, j.argv.v[0], cfg.path_env,
-	    &j.compiler_path, err);
+	/* CC=boltcc under Xcode: the building Xcode's clang (xcode.h). */
+	rc = bc_xcode_resolve(&j.self, &j.argv, &j.compiler_path);
+	if (rc != BC_OK)
+		rc = bc_local_find_compiler(&j.self, j.argv.v[0],
+		    cfg.path_env, &j.compiler_path, err);
 	if (rc != BC_OK) {
 		fprintf(stderr, "boltcc: error: %s\n", err);
 		rc = BC_EXIT_COMPILER_MISSING;

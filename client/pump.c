@@ -20,6 +20,7 @@
 #include "client/pump.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
+#include "client/ssh.h"
 #include "preproc/memo.h"
 #include "preproc/scan.h"
 #include "preproc/search.h"
@@ -435,12 +436,6 @@ bc_cpump_encode_p3(const struct bc_cpump *p, struct bc_buf *out, char *err)
 	return r;
 }
 
-static const char *
-host_name(const struct bc_host *h)
-{
-	return h->name != NULL ? h->name : "localhost";
-}
-
 int
 bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
     int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,
@@ -464,8 +459,7 @@ bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
 		*why = "encode";
 		return r;
 	}
-	r = bc_io_connect_tcp(host_name(h), h->port, connect_timeout_ms, &fd,
-	    err);
+	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err); /* tcp/ssh */
 	if (r != BC_OK) {
 		bc_buf_free(&out);
 		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";

@@ -16,6 +16,7 @@
 #include "common/util.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
+#include "client/ssh.h"
 
 static int
 encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
@@ -111,8 +112,7 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 		*why = "encode";
 		return r;
 	}
-	r = bc_io_connect_tcp(h->name != NULL ? h->name : "localhost", h->port,
-	    connect_timeout_ms, &fd, err);
+	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err); /* tcp/ssh */
 	if (r != BC_OK) {
 		bc_buf_free(&out);
 		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";

@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "client/hostsel.h"
 #include "client/remote.h"
+#include "client/ssh.h"
 
 const char *
 bc_remote_reason(int r)
@@ -45,12 +46,6 @@ bc_remote_reason(int r)
 	}
 }
 
-static const char *
-host_name(const struct bc_host *h)
-{
-	return h->name != NULL ? h->name : "localhost";
-}
-
 int
 bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
     struct bc_remote_counts *counts, const char **why, char *err)
@@ -62,13 +57,8 @@ bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 
 	*why = "io";
 	counts->sent = counts->received = 0;
-	if (job->host->kind != BC_HOST_TCP) {
-		*why = "unsupported";
-		return bc_seterr(err, BC_ERR_NOTSUP,
-		    "host %s: only TCP hosts are supported", job->host->spec);
-	}
-	r = bc_io_connect_tcp(host_name(job->host), job->host->port,
-	    job->connect_timeout_ms, &fd, err);
+	/* TCP, or a channel of an SSH session (client/ssh.h) */
+	r = bc_ssh_connect_host(job->host, job->connect_timeout_ms, &fd, err);
 	if (r != BC_OK) {
 		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
 		return r;
@@ -133,10 +123,9 @@ bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
 	int fd = -1, r;
 
 	*is_bolt = 0;
-	if (h->kind != BC_HOST_TCP)
+	if (h->kind != BC_HOST_TCP && h->kind != BC_HOST_SSH)
 		return BC_OK;
-	r = bc_io_connect_tcp(host_name(h), h->port, connect_timeout_ms, &fd,
-	    err);
+	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err);
 	if (r != BC_OK)
 		return r;
 	bc_request_init(&req);
@@ -169,6 +158,10 @@ bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
 		*is_bolt = 1;
 		bc_debug("probe %s: boltccd (%s)", h->spec,
 		    rep.info != NULL ? "hello answered" : "refused");
+	} else if (bc_ssh_explain(h, perr) == 2) {
+		/* ssh: the remote command is missing, not a distccd */
+		bc_reply_free(&rep);
+		return bc_seterr(err, BC_ERR_NOENT, "%s", perr);
 	} else {
 		bc_debug("probe %s: not boltccd (%s)", h->spec, perr);
 	}

@@ -283,6 +283,7 @@ bc_reply_init(struct bc_reply *rep)
 	rep->info = NULL;
 	rep->errmsg = NULL;
 	rep->miss = 0;
+	rep->cache_hit = 0;
 	bc_buf_init(&rep->dotd, BC_MAX_DOTD);
 }
 
@@ -608,6 +609,15 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 			    "MISS with value %lu", (unsigned long)val);
 		rep->miss = 1;
 		return BC_OK;
+	}
+	if (kind == BC_RQST_COMPILE && strcmp(tok, "CHIT") == 0) {
+		/* answered from the daemon's cache (FLAG_HIT_MARK) */
+		if (val != 0)
+			return bc_seterr(err, BC_ERR_PROTO,
+			    "CHIT with value %lu", (unsigned long)val);
+		rep->cache_hit = 1;
+		if ((r = src_hdr(s, "STAT", tok, &val, err)) != BC_OK)
+			return r;
 	}
 	want = kind == BC_RQST_HELLO || kind == BC_RQST_ZERO ? "INFO" : "STAT";
 	if (strcmp(tok, want) != 0) {
@@ -988,6 +998,9 @@ bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
 		    "precompressed replies are BOLT compile or lookup replies");
 	n = req->kind == BC_RQST_LOOKUP ? 5 : 4;
 	r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	if (r == BC_OK && req->kind == BC_RQST_COMPILE &&
+	    (req->flags & BC_FLAG_HIT_MARK))
+		r = put_int(out, "CHIT", 0, err);
 	if (r == BC_OK)
 		r = put_int(out, "STAT", 0, err);
 	for (i = 0; i < n && r == BC_OK; i++)

@@ -14,7 +14,9 @@
  *             A compile with FLAG_IDENTITY has CMPI <identity hex> after
  *             CDIR.
  *   reply:    BOLT 1, then either EROR <text> (refused, connection closes)
- *             or for compile: STAT, SERR, SOUT, DOTO, DIAG
+ *             or for compile: STAT, SERR, SOUT, DOTO, DIAG (a compile
+ *                             with FLAG_HIT_MARK served from the cache:
+ *                             CHIT 0 first)
  *             or for hello:   INFO <text "boltccd VERSION">
  *             or for lookup:  MISS 0, or STAT 0, SERR, SOUT, DOTO, DIAG, DOTD
  *             or for zero:    INFO <text>
@@ -49,6 +51,8 @@ enum bc_rqst {
 #define BC_FLAG_IDENTITY 0x2	/* CMPI (compiler identity) follows CDIR;
 				 * set by the writer iff req->identity */
 #define BC_FLAG_LOOKED_UP 0x4	/* client already asked the cache */
+#define BC_FLAG_HIT_MARK 0x8	/* client did not ask the cache: a reply
+				 * served from it starts with CHIT 0 */
 
 struct bc_request {
 	int proto;		/* 1, 2 or BC_PROTO_BOLT */
@@ -71,6 +75,7 @@ struct bc_reply {
 	char *info;		/* BOLT hello reply text */
 	char *errmsg;		/* BOLT EROR text */
 	int miss;		/* BOLT lookup: answered MISS */
+	int cache_hit;		/* BOLT compile: answered CHIT (from cache) */
 	struct bc_buf dotd;	/* BOLT lookup hit: stored .d, may be empty */
 };
 

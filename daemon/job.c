@@ -16,6 +16,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
+#include <spawn.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,6 +553,72 @@ exec_compiler(const struct job *j, const char *path, char *const *argv)
 	_exit(BC_EXIT_COMPILER_MISSING);
 }
 
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
+extern char **environ;
+
+/*
+ * What exec_compiler does, with posix_spawn: no copy of the worker's
+ * page tables (glibc spawns with CLONE_VM|CLONE_VFORK), about 0.3 ms of
+ * CPU per compile.  Returns the pid, or -1 with errno (the caller then
+ * reports it as exec_compiler would: exit 110 and a message on stderr).
+ */
+static pid_t
+spawn_compiler(const struct job *j, const char *path, char *const *argv)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t all, none;
+	char *po = xasprintf("%s/stdout", j->dir);
+	char *pe = xasprintf("%s/stderr", j->dir);
+	pid_t pid = -1;
+	int e;
+
+	/* this worker process exists for this one job */
+	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0) {
+		free(po);
+		free(pe);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	sigfillset(&all);
+	sigdelset(&all, SIGKILL);
+	sigdelset(&all, SIGSTOP);
+	sigemptyset(&none);
+	e = posix_spawn_file_actions_addchdir_np(&fa, j->pump_cwd != NULL ?
+	    j->pump_cwd : j->dir);
+	if (e == 0)
+		e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDONLY, 0);
+	if (e == 0)
+		e = posix_spawn_file_actions_addopen(&fa, 1, po,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	if (e == 0)
+		e = posix_spawn_file_actions_addopen(&fa, 2, pe,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	if (e == 0)
+		e = posix_spawnattr_setsigdefault(&at, &all);
+	if (e == 0)
+		e = posix_spawnattr_setsigmask(&at, &none);
+	if (e == 0)
+		e = posix_spawnattr_setpgroup(&at, 0);
+	if (e == 0)
+		e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
+		    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+	if (e == 0)
+		e = posix_spawn(&pid, path, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	free(po);
+	free(pe);
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
+	return pid;
+}
+#endif
+
 /*
  * Run the compiler and wait.  *status gets the wait status; returns the
  * outcome (OK/COMPILE_ERROR/TIMEOUT/DISCONNECT/OTHER).
@@ -562,6 +631,30 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 	pid_t pid, w;
 	int st = 0, outcome = -1;
 
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
+	pid = spawn_compiler(j, path, argv);
+	if (pid < 0) {
+		char msg[256];
+		int fd, n, e = errno;
+
+		if (e == ENOMEM || e == EAGAIN) {
+			bc_seterr(why, BC_ERR_IO, "spawn: %s", strerror(e));
+			return BC_OUT_OTHER;
+		}
+		/* as exec_compiler reports a failed exec */
+		fd = open_out(j->dir, "stderr");
+		n = snprintf(msg, sizeof(msg),
+		    "boltccd: cannot execute %s: %s\n", path, strerror(e));
+		if (fd >= 0 && n > 0)
+			(void)write(fd, msg, (size_t)n < sizeof(msg) ?
+			    (size_t)n : sizeof(msg) - 1);
+		if (fd >= 0)
+			close(fd);
+		*status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
+		return BC_OUT_COMPILE_ERROR;
+	}
+	(void)exec_compiler;
+#else
 	pid = fork();
 	if (pid < 0) {
 		bc_seterr(why, BC_ERR_IO, "fork: %s", strerror(errno));
@@ -569,6 +662,7 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 	}
 	if (pid == 0)
 		exec_compiler(j, path, argv);
+#endif
 	(void)setpgid(pid, pid);
 	for (;;) {
 		int64_t now, left;

@@ -92,6 +92,15 @@ opt_inetd(struct opts *o, const char *a, char *err)
 	return set_mode(o, BC_MODE_INETD, err);
 }
 
+/* distcc's ssh mode runs `distccd --inetd --enable-tcp-insecure`: accepted
+ * so a stock client can use boltccd over ssh, and ignored: the compiler
+ * allowlist and every limit stay on (doc/ssh.md). */
+static int
+opt_tcp_insecure(struct opts *o, const char *a, char *err)
+{
+	return BC_OK;
+}
+
 static int
 opt_listen(struct opts *o, const char *a, char *err)
 {
@@ -343,6 +352,8 @@ static const struct option_def options[] = {
 	  "stay in the foreground (default; for launchd/systemd)" },
 	{ "--inetd", NULL, opt_inetd,
 	  "serve one connection on stdin/stdout (ssh, inetd), then exit" },
+	{ "--enable-tcp-insecure", NULL, opt_tcp_insecure,
+	  "accepted for distcc's ssh mode; ignored (the allowlist stays on)" },
 	{ "--listen", "ADDR", opt_listen,
 	  "listen on this IPv4/IPv6 address (repeatable; default all)" },
 	{ "--port", "N", opt_port, "job port (default 3632)" },

@@ -26,7 +26,9 @@ rebase_hmaps(const char *root, const char *cwd, const struct bc_strv *argv)
 {
 	static const char *const opts[] = { "-I", "-iquote", "-isystem", NULL };
 	char *rroot = realpath(root, NULL);
-	size_t i, k;
+	struct bc_strv done = BC_STRV_INIT;	/* a map named twice (-iquote
+						 * and -I) is rebased once */
+	size_t i, k, d;
 
 	if (rroot == NULL)
 		return;
@@ -58,6 +60,13 @@ rebase_hmaps(const char *root, const char *cwd, const struct bc_strv *argv)
 			free(real);
 			continue;
 		}
+		for (d = 0; d < done.n && strcmp(done.v[d], real) != 0; d++)
+			;
+		if (d < done.n) {
+			free(real);
+			continue;
+		}
+		bc_strv_push(&done, real);
 		bc_buf_init(&b, BC_HMAP_MAX_SIZE);
 		bc_buf_init(&nb, BC_HMAP_MAX_SIZE);
 		if (bc_read_file(real, BC_HMAP_MAX_SIZE, &b, NULL) == BC_OK &&
@@ -74,6 +83,7 @@ rebase_hmaps(const char *root, const char *cwd, const struct bc_strv *argv)
 		bc_buf_free(&nb);
 		free(real);
 	}
+	bc_strv_free(&done);
 	free(rroot);
 }
 

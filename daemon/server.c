@@ -28,6 +28,8 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "acl.h"
+#include "activate.h"
+#include "ident.h"
 #include "job.h"
 #include "server.h"
 #include "stats.h"
@@ -174,13 +176,28 @@ int
 bc_server_bind(const struct bc_server_conf *conf, char *err)
 {
 	static const char *const all[] = { "0.0.0.0", "::" };
-	int pass, r;
-	size_t i;
+	struct bc_activated act[BC_ACTIVATE_MAX];
+	int pass, r, have[2] = { 0, 0 };
+	size_t i, nact = 0;
 
+	/* systemd / launchd sockets replace binding our own (activate.h). */
+	r = bc_activate_sockets(conf->stats_port, act, BC_ACTIVATE_MAX, &nact,
+	    err);
+	if (r != BC_OK)
+		return r;
+	for (i = 0; i < nact && nlisteners < MAX_LISTENERS; i++) {
+		listeners[nlisteners].fd = act[i].fd;
+		listeners[nlisteners].is_stats = act[i].is_stats;
+		snprintf(listeners[nlisteners].label,
+		    sizeof(listeners[nlisteners].label), "activated fd %d",
+		    act[i].fd);
+		nlisteners++;
+		have[act[i].is_stats ? 1 : 0] = 1;
+	}
 	for (pass = 0; pass < 2; pass++) {
 		int port = pass == 0 ? conf->port : conf->stats_port;
 
-		if (port == 0)
+		if (port == 0 || have[pass])
 			continue;
 		if (conf->listen.n == 0) {
 			for (i = 0; i < 2; i++)
@@ -744,6 +761,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	int *pidx, sp[2], ep[2], i, maxfds, keeper_fd = -1;
 	char err[BC_ERRLEN];
 	int64_t last_tick;
+	static struct bc_ident ident;
 
 	memset(&s, 0, sizeof(s));
 	s.conf = conf;
@@ -784,6 +802,8 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.wcap = conf->jobs + conf->queue + 1;
 	s.w = xcalloc((size_t)s.wcap, sizeof(*s.w));
 	bc_stats_init(&s.st, conf->jobs, conf->queue, bc_now_ms());
+	bc_ident_collect(&ident, &conf->policy);
+	s.st.ident = &ident;
 	last_tick = bc_now_ms();
 
 	maxfds = 2 + nlisteners + MAX_STATS_CONNS;

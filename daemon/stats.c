@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "ident.h"
 #include "stats.h"
 
 void
@@ -366,6 +367,8 @@ bc_stats_render_json(const struct bc_stats *st,
 		r = put_json_str(out, st->max_rss_name);
 	if (r == BC_OK)
 		r = render_cache_json(st, out);
+	if (r == BC_OK && st->ident != NULL)
+		r = bc_ident_render_json(st->ident, out);
 	if (r == BC_OK)
 		r = bc_buf_putf(out,
 		    ",\"dcc_io_rate\":-1,\"dcc_free_space_mb\":%lld}\n",
@@ -472,6 +475,8 @@ bc_stats_render_metrics(const struct bc_stats *st,
 	}
 #undef C
 #undef G
+	if (r == BC_OK && st->ident != NULL)
+		r = bc_ident_render_metrics(st->ident, out);
 	return r;
 }
 

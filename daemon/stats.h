@@ -16,6 +16,8 @@
 #include "cache/store.h"
 #include "common/buf.h"
 
+struct bc_ident;
+
 enum bc_event_kind {
 	BC_EV_SLOT_START = 1,	/* worker took a compile slot */
 	BC_EV_SLOT_END = 2,	/* worker released its slot */
@@ -74,6 +76,8 @@ struct bc_stats {
 	/* artifact cache counters, refreshed from its index per request */
 	int cache_on;
 	struct bc_cache_stats cache;
+	/* compiler identities (ident.h), set by the server; NULL = none */
+	const struct bc_ident *ident;
 };
 
 /* Host values that the text page shows, sampled at request time. */

@@ -6,7 +6,8 @@
 # Used by setup.sh, tests/run.sh and .ci/run so the list lives in one place.
 
 BC_DEB_PACKAGES="autoconf automake make pkg-config gcc clang python3 \
-libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check distcc"
+libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check distcc \
+libxml2-utils openssh-client openssh-server"
 
 bc_missing_deps() {
 	_m=""
@@ -16,11 +17,15 @@ bc_missing_deps() {
 	command -v gcc >/dev/null 2>&1 || _m="$_m gcc"
 	command -v clang >/dev/null 2>&1 || _m="$_m clang"
 	command -v python3 >/dev/null 2>&1 || _m="$_m python3"
+	command -v xmllint >/dev/null 2>&1 || _m="$_m libxml2-utils"
 	if command -v distcc >/dev/null 2>&1 && command -v distccd >/dev/null 2>&1; then
 		:
 	else
 		_m="$_m distcc"
 	fi
+	# tests/integration/t_ssh.sh: ssh-keygen, ssh and sshd
+	command -v ssh-keygen >/dev/null 2>&1 || _m="$_m openssh-client"
+	[ -x /usr/sbin/sshd ] || _m="$_m openssh-server"
 	if command -v pkg-config >/dev/null 2>&1; then
 		pkg-config --exists libzstd || _m="$_m libzstd-dev"
 		pkg-config --exists lzo2 || _m="$_m liblzo2-dev"

@@ -1247,14 +1247,38 @@ START_TEST(cstats_atomic_replace)
 	ck_assert_int_eq(bc_cstats_get(&got, "jobs_local"), 8);
 	bc_cstats_free(&got);
 
-	/* replaced by rename: the old file (still open) is untouched and
-	 * the name points at a new inode */
+	/* a commit appends its deltas as whole lines to the same file */
 	ck_assert_int_eq(stat(path, &st1), 0);
-	ck_assert_int_ne((long)st0.st_ino, (long)st1.st_ino);
+	ck_assert_int_eq((long)st0.st_ino, (long)st1.st_ino);
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	ck_assert_int_gt((int)n, 0);
 	buf[n] = '\0';
-	ck_assert_str_eq(buf, "jobs_local 7\n");
+	ck_assert_str_eq(buf, "jobs_local 7\njobs_local 1\n");
+
+	/* past 16 KiB the file is compacted: replaced by rename (the old
+	 * file, still open, is untouched), one line per name, sums kept */
+	{
+		int k;
+
+		for (k = 0; k < 1500; k++) {
+			bc_cstats_init(&d);
+			bc_cstats_add(&d, "jobs_local", 1);
+			ck_assert_int_eq(bc_cstats_commit(dir, &d, err), BC_OK);
+			bc_cstats_free(&d);
+		}
+	}
+	ck_assert_int_eq(stat(path, &st1), 0);
+	ck_assert_int_ne((long)st0.st_ino, (long)st1.st_ino);
+	ck_assert_int_lt((long)st1.st_size, 16 * 1024);
+	bc_cstats_init(&got);
+	ck_assert_int_eq(bc_cstats_load(dir, &got, err), BC_OK);
+	ck_assert_int_eq(bc_cstats_get(&got, "jobs_local"), 1508);
+	ck_assert_uint_eq(got.n, 1);
+	bc_cstats_free(&got);
+	n = pread(fd, buf, 26, 0);
+	ck_assert_int_eq((int)n, 26);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "jobs_local 7\njobs_local 1\n");
 	close(fd);
 	/* the stray temp file was neither used nor damaged */
 	ck_assert_int_eq(path_exists(tmp), 1);

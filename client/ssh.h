@@ -1,0 +1,108 @@
+/*
+ * ssh.h - SSH hosts (@host, user@host[/N][:command]) over libssh2.
+ *
+ * A job on an SSH host gets one file descriptor, exactly like a TCP
+ * connection: the far end is the stdin/stdout of `boltccd --inetd` (or
+ * the host entry's command followed by --inetd) on a channel of an SSH
+ * session.  Sessions live in a per-user helper process (sshmux.c) that
+ * keeps them open across jobs and relays bytes between each channel and
+ * a socket it hands to the client with SCM_RIGHTS; if the helper cannot
+ * run, a private helper serves just this job.  See doc/ssh.md.
+ *
+ * Security: the server's key must be in known_hosts (ssh's files or
+ * those named in ~/.ssh/config); an unknown key is refused unless
+ * StrictHostKeyChecking is no/accept-new, a changed key always is.
+ * Authentication is public key only: the agent, then the key files.
+ */
+#ifndef BC_SSH_H
+#define BC_SSH_H
+
+#include <stddef.h>
+#include "common/hosts.h"
+#include "common/util.h"
+
+#define BC_SSH_DEFAULT_COMMAND "boltccd"
+#define BC_SSH_IDLE_SEC 120		/* helper / idle session lifetime */
+#define BC_SSH_MAX_REQUEST 16384	/* helper request size */
+#define BC_SSH_MAX_STDERR 2048		/* remote stderr kept for messages */
+
+/* Everything needed to reach one host, resolved on the client side
+ * (host entry + ~/.ssh/config + environment). */
+struct bc_ssh_target {
+	char *alias;		/* the name in the host list */
+	char *hostname;		/* after HostName */
+	int port;
+	char *user;
+	char *command;		/* full remote command line */
+	struct bc_strv identities;	/* expanded key files (may not exist) */
+	struct bc_strv known_hosts;	/* expanded known_hosts files */
+	char *agent;		/* agent socket path, or NULL = no agent */
+	int strict;		/* enum bc_ssh_strict */
+	int timeout_ms;		/* connect / handshake step limit */
+};
+
+void bc_ssh_target_free(struct bc_ssh_target *t);
+
+/*
+ * Called once by main: the state dir ($DIR, NULL if unusable) and the
+ * environment values the SSH code needs (HOME, USER, SSH_AUTH_SOCK,
+ * BOLTCC_SSH_KEY, BOLTCC_SSH_IDLE).
+ */
+void bc_ssh_configure(const char *statedir);
+
+/*
+ * Resolve a host entry (kind BC_HOST_SSH) against ~/.ssh/config and the
+ * environment.  home may be NULL (from bc_ssh_configure).
+ */
+int bc_ssh_resolve(const struct bc_host *h, int timeout_ms,
+    struct bc_ssh_target *t, char *err);
+
+/*
+ * One connection to a host, as one bidirectional fd: TCP hosts through
+ * bc_io_connect_tcp, SSH hosts through the helper.  Errors are host
+ * failures with a message naming the host (auth refused, host key
+ * unknown or changed, connection failed).
+ */
+int bc_ssh_connect_host(const struct bc_host *h, int timeout_ms, int *fd,
+    char *err);
+
+/*
+ * After an exchange with an SSH host failed (EOF, truncation): wait a
+ * little for the channel's end and, if the remote command failed (exit
+ * status, signal, its stderr) or the connection was lost, replace err by
+ * that.  Returns 2 if the command could not be run at all (exit 126 or
+ * 127: missing or not executable), 1 for another failure explained, 0 if
+ * there is nothing to add (TCP host, clean exit).
+ */
+int bc_ssh_explain(const struct bc_host *h, char *err);
+
+/* SHA256:base64 fingerprint of a key blob, as ssh prints it. */
+void bc_ssh_fingerprint(const unsigned char *sha256, char *out, size_t outlen);
+
+/* --- used by the helper (sshmux.c) ---------------------------------- */
+
+struct bc_ssh_sess;
+
+/* Serialize / parse a target for the helper (key value lines). */
+char *bc_ssh_target_encode(const struct bc_ssh_target *t);
+int bc_ssh_target_decode(const char *text, size_t len,
+    struct bc_ssh_target *t, char *err);
+
+/* Connect, handshake, check the host key, authenticate (blocking, each
+ * step bounded by t->timeout_ms). */
+int bc_ssh_sess_open(const struct bc_ssh_target *t, struct bc_ssh_sess **out,
+    char *err);
+/* Open a channel running t->command; the session is left non-blocking
+ * and the channel returned as void * (LIBSSH2_CHANNEL *). */
+int bc_ssh_sess_exec(struct bc_ssh_sess *s, const char *command,
+    int timeout_ms, void **channel, char *err);
+void bc_ssh_sess_close(struct bc_ssh_sess *s, int polite);
+int bc_ssh_sess_fd(const struct bc_ssh_sess *s);
+void *bc_ssh_sess_handle(const struct bc_ssh_sess *s);
+
+/* The helper's main loop: listen_fd (or -1) and an already connected
+ * client (or -1).  Returns when idle (listen) or when its one client is
+ * done.  Never returns an error to a job's client except on the wire. */
+void bc_sshmux_run(int listen_fd, int client_fd, int idle_sec);
+
+#endif

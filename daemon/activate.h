@@ -1,0 +1,47 @@
+/*
+ * activate.h - listening sockets handed over by a service manager.
+ *
+ *   systemd:  LISTEN_PID (must be this process), LISTEN_FDS (count, fds
+ *             start at 3), LISTEN_FDNAMES (colon-separated names from the
+ *             units' FileDescriptorName=); see contrib/systemd/.
+ *   launchd:  launch_activate_socket("Listeners") and ("Stats") on macOS;
+ *             see contrib/xcode/.
+ *
+ * A socket named "stats" (either manager) serves the stats page; any
+ * other is a job listener, unless its local port equals --stats-port.
+ * Without a manager nothing is returned and boltccd binds its own.
+ */
+#ifndef BC_ACTIVATE_H
+#define BC_ACTIVATE_H
+
+#include <stddef.h>
+
+#define BC_ACTIVATE_MAX	16
+
+struct bc_activated {
+	int fd;
+	int is_stats;
+	char name[64];
+};
+
+/*
+ * Parse systemd's variables (values as strings, NULL = unset) for
+ * process `pid`.  Fills out (up to max) and *n; BC_OK with *n == 0 when
+ * they do not apply (unset, or meant for another process); an error for
+ * malformed values.  Pure: touches no fd.
+ */
+int bc_activate_parse_systemd(const char *listen_pid, const char *listen_fds,
+    const char *listen_fdnames, long pid, struct bc_activated *out,
+    size_t max, size_t *n, char *err);
+
+/*
+ * The sockets of whichever manager started us (launchd first on macOS,
+ * then systemd).  Checks each fd is a listening stream socket, sets it
+ * non-blocking and close-on-exec, decides is_stats (name "stats", or
+ * local port == stats_port), and unsets LISTEN_* so children do not see
+ * them.  BC_OK with *n == 0 when not socket-activated.
+ */
+int bc_activate_sockets(int stats_port, struct bc_activated *out,
+    size_t max, size_t *n, char *err);
+
+#endif

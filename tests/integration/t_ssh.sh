@@ -1,0 +1,283 @@
+#!/bin/sh
+# t_ssh.sh - SSH hosts (doc/ssh.md) against Debian's openssh-server on
+# 127.0.0.1, with a generated host key and user key in the temp dir:
+#  * plain and pump mode through boltccd --inetd under sshd, objects equal
+#    to local compiles; the host found through ~/.ssh/config (HostName,
+#    Port, User, IdentityFile, UserKnownHostsFile);
+#  * session reuse: one SSH session serves many jobs (sshd's log counts
+#    the logins), the helper exits when idle;
+#  * refusals: a wrong user key, a host key that does not match
+#    known_hosts, an unknown host key (message names host and SHA256
+#    fingerprint), a missing remote command (named, with its exit status),
+#    the host going away; each falls back to a local compile, none hangs;
+#  * the daemon keeps its compiler allowlist under ssh, also with distcc's
+#    --enable-tcp-insecure;
+#  * Debian's stock distcc client with an @host entry (DISTCC_SSH) against
+#    boltccd --inetd.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+need_tool gcc ssh-keygen
+SSHD=/usr/sbin/sshd
+[ -x "$SSHD" ] || skip "openssh-server is not installed ($SSHD)"
+write_sources
+cd "$T/src" || die "no src"
+
+ME=$(id -un)
+S="$T/sshd"
+H="$T/home"
+mkdir -p "$S" "$H/.ssh" && chmod 700 "$H/.ssh" || die "mkdir"
+ssh-keygen -q -t ed25519 -N '' -C hostkey -f "$S/host_ed25519" || die "host key"
+ssh-keygen -q -t ed25519 -N '' -C user -f "$H/.ssh/id_farm" || die "user key"
+ssh-keygen -q -t ed25519 -N '' -C other -f "$H/.ssh/id_other" || die "key"
+ssh-keygen -q -t ed25519 -N '' -C fake -f "$T/fake_host" || die "key"
+cp "$H/.ssh/id_farm.pub" "$S/authorized_keys"
+SPORT=$(freeports 1)
+# sshd's privilege separation directory (Debian: /run/sshd)
+[ "$(id -u)" = 0 ] && mkdir -p /run/sshd && chmod 755 /run/sshd
+cat >"$S/sshd_config" <<EOF
+Port $SPORT
+ListenAddress 127.0.0.1
+HostKey $S/host_ed25519
+AuthorizedKeysFile $S/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PidFile $S/sshd.pid
+LogLevel VERBOSE
+MaxStartups 200:30:400
+EOF
+"$SSHD" -D -e -f "$S/sshd_config" >"$T/sshd.log" 2>&1 &
+_PIDS="$_PIDS $!"
+_i=0
+while ! grep -q "Server listening" "$T/sshd.log" 2>/dev/null; do
+	_i=$((_i + 1))
+	[ $_i -gt 50 ] && { cat "$T/sshd.log"; skip "sshd did not start"; }
+	sleep 0.1
+done
+
+# The client's own HOME: ssh config with absolute paths (so that the ssh
+# binary, which reads the passwd entry's home, can use it with -F too).
+cat >"$H/.ssh/config" <<EOF
+Host farm-wrongkey
+  HostName 127.0.0.1
+  Port $SPORT
+  User $ME
+  IdentityFile $H/.ssh/id_other
+  UserKnownHostsFile $H/.ssh/known_hosts_farm
+Host farm-badkh
+  UserKnownHostsFile $H/.ssh/known_hosts_fake
+Host farm-unknown
+  UserKnownHostsFile $H/.ssh/known_hosts_empty
+Host farm farm-badkh farm-unknown
+  HostName 127.0.0.1
+  Port $SPORT
+  User $ME
+  IdentityFile $H/.ssh/id_farm
+  UserKnownHostsFile $H/.ssh/known_hosts_farm
+EOF
+printf '[127.0.0.1]:%s %s\n' "$SPORT" "$(cut -d' ' -f1,2 "$S/host_ed25519.pub")" \
+	>"$H/.ssh/known_hosts_farm"
+printf '[127.0.0.1]:%s %s\n' "$SPORT" "$(cut -d' ' -f1,2 "$T/fake_host.pub")" \
+	>"$H/.ssh/known_hosts_fake"
+: >"$H/.ssh/known_hosts_empty"
+FP=$(ssh-keygen -lf "$S/host_ed25519.pub" | cut -d' ' -f2)
+HOME=$H
+SSH_AUTH_SOCK=
+export HOME SSH_AUTH_SOCK
+unset SSH_AUTH_SOCK
+BOLTCC_SSH_IDLE=3
+export BOLTCC_SSH_IDLE
+
+# The remote command: boltccd with this test's cache and temp dirs (sshd
+# gives commands a clean environment), sanitizer reports kept in $T.
+mkdir -p "$T/bin"
+D="$T/bin/boltccd-ssh"
+cat >"$D" <<EOF
+#!/bin/sh
+TMPDIR="$T/tmp"
+ASAN_OPTIONS="$ASAN_OPTIONS"
+UBSAN_OPTIONS="$UBSAN_OPTIONS"
+export TMPDIR ASAN_OPTIONS UBSAN_OPTIONS
+exec "$BOLTCCD" --cache-dir "$T/dcache" "\$@"
+EOF
+chmod +x "$D"
+
+logins() { grep -c "Accepted publickey" "$T/sshd.log"; }
+
+_n=0
+# ssh_same LABEL HOSTS ARGS...: compile a fresh variant locally and
+# through boltcc (no fallback), compare the objects.
+ssh_same() {
+	_label=$1; _hosts=$2; shift 2
+	rm -f l.o r.o
+	_n=$((_n + 1))
+	_src=$(variant "$_n")
+	gcc "$@" -c "$_src" -o l.o || { fail "$_label: local compile"; return; }
+	if ! BOLTCC_HOSTS="$_hosts" DISTCC_FALLBACK=0 timeout 60 \
+	    "$BOLTCC" gcc "$@" -c "$_src" -o r.o 2>"$T/err.txt"; then
+		fail "$_label: boltcc exited non-zero: $(head -c 600 "$T/err.txt")"
+		return
+	fi
+	check "$_label: object identical to local compile" same_file l.o r.o
+	check "$_label: no messages on stderr" [ ! -s "$T/err.txt" ]
+	[ -s "$T/err.txt" ] && sed 's/^/    stderr: /' "$T/err.txt"
+}
+stat_of() {
+	BOLTCC_DIR="$1" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null
+	v=$(json_get "$T/st.json" "$2")
+	[ -n "$v" ] && [ "$v" != "null" ] && echo "$v" || echo 0
+}
+
+log "--- plain mode over ssh (host from ~/.ssh/config, probe learns boltccd)"
+BOLTCC_DIR=$(new_client_dir)
+BOLTCC_SSH_HELPER_LOG="$T/helper.log"
+export BOLTCC_DIR BOLTCC_SSH_HELPER_LOG
+L0=$(logins)
+ssh_same "ssh plain -O2" "@farm:$D" -O2 -g0
+ssh_same "ssh plain -O0 -Wall" "@farm:$D" -O0 -g0 -Wall
+ssh_same "ssh plain, user@host/2 entry" "$ME@farm/2:$D" -O1 -g0
+check "ssh: the jobs counted as remote" [ "$(stat_of "$BOLTCC_DIR" jobs_remote_ok)" -ge 3 ]
+L1=$(logins)
+check "ssh session reuse: 3 jobs + probe used 1 login ($L0 -> $L1)" \
+	[ $((L1 - L0)) -eq 1 ]
+check "ssh helper socket in \$DIR/ssh, dir mode 0700" \
+	[ -S "$BOLTCC_DIR/ssh/helper.sock" ] && \
+	[ "$(stat -c %a "$BOLTCC_DIR/ssh")" = 700 ]
+
+log "--- many jobs in a row and in parallel reuse sessions"
+L0=$(logins)
+_k=0
+_jobs=""
+while [ $_k -lt 20 ]; do
+	_k=$((_k + 1))
+	( BOLTCC_HOSTS="@farm:$D,bolt" DISTCC_FALLBACK=0 timeout 60 \
+	  "$BOLTCC" gcc -O2 -c "$(variant "p$_k")" -o "p$_k.o" 2>>"$T/par.err" ) &
+	_jobs="$_jobs $!"
+	if [ $((_k % 4)) = 0 ]; then
+		for _j in $_jobs; do wait "$_j"; done
+		_jobs=""
+	fi
+done
+_okp=0
+for _k in $(seq 1 20); do [ -s "p$_k.o" ] && _okp=$((_okp + 1)); done
+check "20 jobs, 4 at a time: all objects written" [ $_okp = 20 ]
+check "20 jobs: no errors" [ ! -s "$T/par.err" ]
+L1=$(logins)
+check "20 jobs used at most 5 logins ($((L1 - L0)))" [ $((L1 - L0)) -le 5 ]
+
+log "--- pump mode over ssh (,cpp,lzo)"
+BOLTCC_DIR=$(new_client_dir)
+ssh_same "ssh pump -O2" "@farm:$D,cpp,lzo" -O2 -g0
+check "ssh pump: sent in pump mode" [ "$(stat_of "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
+
+log "--- cache lookups over ssh"
+BOLTCC_DIR=$(new_client_dir)
+_src=$(variant cache1)
+gcc -O2 -c "$_src" -o l.o
+BOLTCC_HOSTS="@farm:$D,bolt" DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -c "$_src" -o r1.o
+rm -f r2.o
+BOLTCC_HOSTS="@farm:$D,bolt" DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -c "$_src" -o r2.o
+check "cache over ssh: second compile is a cache hit" \
+	[ "$(stat_of "$BOLTCC_DIR" cache_hits)" -ge 1 ]
+check "cache over ssh: object identical" same_file l.o r2.o
+
+log "--- refusals name the problem and fall back"
+# refused HOSTS LABEL PATTERN: with fallback the object is built locally
+# and the warning matches PATTERN; without fallback exit is non-zero.
+refused() {
+	_hosts=$1; _label=$2; _pat=$3
+	BOLTCC_DIR=$(new_client_dir)
+	rm -f r.o
+	_t0=$(date +%s)
+	BOLTCC_HOSTS="$_hosts" timeout 60 "$BOLTCC" gcc -O2 -c hello.c -o r.o \
+		2>"$T/err.txt"
+	_rc=$?
+	_t1=$(date +%s)
+	check "$_label: falls back to a local compile (rc $_rc)" \
+		[ $_rc = 0 ] && [ -s r.o ]
+	if grep -q -- "$_pat" "$T/err.txt"; then
+		pass "$_label: message says: $(head -c 300 "$T/err.txt")"
+	else
+		fail "$_label: message lacks '$_pat': $(head -c 400 "$T/err.txt")"
+	fi
+	check "$_label: took under 20 s" [ $((_t1 - _t0)) -lt 20 ]
+	BOLTCC_HOSTS="$_hosts" DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 \
+		-c hello.c -o r.o 2>/dev/null
+	check "$_label: DISTCC_FALLBACK=0 fails" [ $? != 0 ]
+}
+refused "@farm-wrongkey:$D" "wrong user key" \
+	"public key authentication refused"
+refused "@farm-badkh:$D" "host key mismatch" \
+	"HOST KEY MISMATCH for farm-badkh.*ssh-ed25519 key $FP"
+refused "@farm-unknown:$D" "unknown host key" \
+	"host key of farm-unknown.*is not known: ssh-ed25519 $FP"
+refused "@farm:$T/no/such/boltccd" "missing remote command" \
+	"remote command \`$T/no/such/boltccd --inetd\` could not be run.*exit 127"
+
+log "--- allowlist under ssh (also with --enable-tcp-insecure)"
+cat >"$T/bin/evil-cc" <<'EOF'
+#!/bin/sh
+touch "$EVIL_MARK"
+exit 0
+EOF
+chmod +x "$T/bin/evil-cc"
+cat >"$T/bin/boltccd-insecure" <<EOF
+#!/bin/sh
+exec "$D" --enable-tcp-insecure "\$@"
+EOF
+chmod +x "$T/bin/boltccd-insecure"
+BOLTCC_DIR=$(new_client_dir)
+BOLTCC_HOSTS="@farm:$T/bin/boltccd-insecure,bolt" DISTCC_FALLBACK=0 timeout 60 \
+	"$BOLTCC" "$T/bin/evil-cc" -c hello.c -o evil.o 2>"$T/err.txt"
+check "a compiler path off the allowlist is refused over ssh" \
+	grep -q "refused\|not allowed\|allow" "$T/err.txt"
+ssh_same "ssh via --enable-tcp-insecure wrapper still compiles" \
+	"@farm:$T/bin/boltccd-insecure" -O2 -g0
+
+log "--- connection lost: sshd stopped, jobs fall back without hanging"
+BOLTCC_DIR=$(new_client_dir)
+BOLTCC_HOSTS="@farm:$D,bolt" DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -c hello.c -o r.o
+SSHD_PID=$(cat "$S/sshd.pid" 2>/dev/null)
+# stock distcc with @host runs the ssh binary: test it before stopping sshd
+log "--- stock distcc client, @host entry, DISTCC_SSH, against boltccd --inetd"
+if command -v distcc >/dev/null 2>&1; then
+	cat >"$T/bin/ssh-farm" <<EOF
+#!/bin/sh
+exec ssh -F "$H/.ssh/config" -o BatchMode=yes "\$@"
+EOF
+	chmod +x "$T/bin/ssh-farm"
+	_src=$(variant dcc1)
+	gcc -O2 -c "$_src" -o l.o
+	rm -f r.o
+	DISTCC_DIR=$(new_client_dir) DISTCC_SSH="$T/bin/ssh-farm" \
+	DISTCC_HOSTS="@farm:$D" DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1 \
+		timeout 60 distcc gcc -O2 -c "$_src" -o r.o 2>"$T/err.txt"
+	check "stock distcc over ssh: exit 0 and object identical" same_file l.o r.o
+	[ -s "$T/err.txt" ] && sed 's/^/    distcc: /' "$T/err.txt" | head -5
+else
+	note "distcc not installed: stock client case not run"
+fi
+
+if [ -n "$SSHD_PID" ]; then
+	# the listener and the per-connection sshd processes it forked: the
+	# sessions the helper holds die with them
+	pkill -TERM -P "$SSHD_PID" 2>/dev/null || true
+	kill -TERM "$SSHD_PID" 2>/dev/null
+	sleep 0.5
+	_t0=$(date +%s)
+	rm -f r.o
+	BOLTCC_HOSTS="@farm:$D,bolt" timeout 60 "$BOLTCC" gcc -O2 -c hello.c -o r.o 2>"$T/err.txt"
+	_rc=$?
+	_t1=$(date +%s)
+	check "sshd gone: local fallback (rc $_rc)" [ $_rc = 0 ] && [ -s r.o ]
+	check "sshd gone: under 20 s" [ $((_t1 - _t0)) -lt 20 ]
+	check "sshd gone: warning names the host" grep -q "@farm" "$T/err.txt"
+fi
+
+log "--- the helper exits when idle"
+sleep $((BOLTCC_SSH_IDLE + 2))
+check "helper socket removed after the idle time" \
+	[ ! -S "$BOLTCC_DIR/ssh/helper.sock" ]
+finish
