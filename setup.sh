@@ -5,7 +5,9 @@
 # 2. autoreconf + configure + make in build/normal,
 # 3. demo: a boltccd on 127.0.0.1 (free port, temp log), the bundled sample
 #    project built with `make -j4 CC="boltcc gcc"`, the program run, and
-#    what happened: jobs sent, fallbacks, the daemon's own stats.
+#    what happened: jobs sent, fallbacks, the daemon's own stats; then a
+#    second working copy built by another client, all hits in the shared
+#    cache, and the cache statistics.
 # Nothing is installed system-wide except the packages of step 1.
 
 set -u
@@ -104,6 +106,28 @@ print("   client (boltcc --stats): %d jobs compiled on the daemon, %d local (%s)
       % (c.get("jobs_remote_ok", 0), c.get("jobs_local", 0), local or "-", fb,
          c.get("host_failures", 0), c.get("bytes_sent", 0), c.get("bytes_received", 0)))
 PY
+# A second developer: another working copy, its own client state.  Every
+# object is already in the daemon's shared cache.
+cp -R "$ROOT/sample" "$TMP/sample2"
+rm -f "$TMP"/sample2/*.o "$TMP"/sample2/*.d "$TMP/sample2/calc"
+mkdir "$TMP/state2"
+t0=$(date +%s)
+if ! BOLTCC_DIR="$TMP/state2" make -C "$TMP/sample2" -j4 CC="$B/boltcc gcc" \
+    >"$TMP/make2.log" 2>&1; then
+	tail -n 20 "$TMP/make2.log"
+	echo "setup: the second sample build failed"
+	exit 1
+fi
+t1=$(date +%s)
+same=yes
+for o in "$TMP"/sample/*.o; do
+	cmp -s "$o" "$TMP/sample2/$(basename "$o")" || same=no
+done
+echo "   a second working copy (another client) built in $((t1 - t0))s; objects identical: $same"
+echo
+echo "   boltcc --stats (this client, and the daemon's shared cache):"
+"$B/boltcc" --stats 2>&1 | sed 's/^/      /'
+echo
 echo "   daemon (GET http://127.0.0.1:$SPORT/, distccd's format):"
 python3 "$ROOT/tests/integration/dcc.py" http "$SPORT" / |
 	grep -E '^dcc_(tcp_accept|compile_ok|compile_error|rej_bad_req|other|longest_job|longest_job_time_msecs|max_kids) ' |
