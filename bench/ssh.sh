@@ -117,12 +117,24 @@ if command -v distcc >/dev/null 2>&1; then
 			run distcc_ssh_distccd distcc gcc
 	fi
 fi
+# The floor of any SSH transport on this machine: one channel on an
+# already open connection (ssh's ControlMaster) running `true` through the
+# remote user's shell, as sshd runs every command.
+"$T/ssh-bench" -o ControlMaster=yes -o ControlPath="$T/cm" -o ControlPersist=300 -fN bench
+floor() { "$T/ssh-bench" -o ControlPath="$T/cm" bench true; }
+t0=$(now_ms); i=0
+while [ $i -lt "$BENCH_N" ]; do i=$((i + 1)); floor; done
+t1=$(now_ms)
+MS_floor=$(awk -v a="$t0" -v b="$t1" -v n="$BENCH_N" 'BEGIN { printf "%.2f", (b - a) / n }')
+printf '%-34s %8s ms/job\n' "ssh channel floor (remote shell)" "$MS_floor"
+"$T/ssh-bench" -o ControlPath="$T/cm" -O exit bench 2>/dev/null
 echo
-awk -v l="$MS_local" -v t="$MS_boltcc_tcp" -v s="$MS_boltcc_ssh" \
+awk -v l="$MS_local" -v f="$MS_floor" -v t="$MS_boltcc_tcp" -v s="$MS_boltcc_ssh" \
     -v d="${MS_distcc_ssh:-0}" 'BEGIN {
 	printf "added per job: boltcc/tcp %.2f ms, boltcc/ssh %.2f ms", t - l, s - l
 	if (d > 0) printf ", distcc/ssh %.2f ms", d - l
 	printf "\nboltcc/ssh vs boltcc/tcp: %.2fx (target <= 1.5x)\n", s / t
+	printf "boltcc/ssh less the channel floor vs boltcc/tcp: %.2fx\n", (s - f) / t
 	if (d > 0) printf "boltcc/ssh vs distcc/ssh: %.2fx (target <= 0.5x)\n", s / d
 }'
 echo "ssh logins for the boltcc/ssh row: $(grep -c 'Accepted publickey' "$T/sshd.log") in total (all rows)"

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/deps.h"
 #include "common/err.h"
 #include "common/io.h"
 #include "common/limits.h"
@@ -288,6 +289,8 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 	if (plan->dep_wanted) {
 		p->dep_wanted = 1;
 		p->dep_file = xstrdup(plan->dep_file);
+		p->dep_style = bc_deps_style_for(compiler_path != NULL ?
+		    compiler_path : p->argv.v[0]);
 		if (!has_dep_target(&av)) {
 			bc_strv_push(&p->argv, "-MT");
 			bc_strv_push(&p->argv, plan->output);
@@ -486,12 +489,31 @@ bc_cpump_write_deps(const struct bc_cpump *p, const struct bc_reply *rep,
 {
 	mode_t um;
 
+	struct bc_buf dotd;
+	char why[BC_ERRLEN];
+	int r;
+
 	if (!p->dep_wanted || p->dep_file == NULL)
 		return BC_OK;
+	/* a stock distccd strips its temp root from the .d but keeps the
+	 * line breaks made with it: re-wrap as the compiler would have
+	 * (a .d of another shape is written as received) */
+	bc_buf_init(&dotd, BC_MAX_DOTD);
+	if (p->dep_style != 0 && bc_buf_put(&dotd, bc_buf_data(&rep->dotd),
+	    bc_buf_len(&rep->dotd)) == BC_OK)
+		(void)bc_deps_rewrap(&dotd, p->dep_style, why);
+	else
+		bc_buf_reset(&dotd);
 	um = umask(0);
 	umask(um);
-	return bc_write_file_atomic(p->dep_file, bc_buf_data(&rep->dotd),
-	    bc_buf_len(&rep->dotd), (int)(0666 & ~um), err);
+	if (p->dep_style != 0 && bc_buf_len(&dotd) > 0)
+		r = bc_write_file_atomic(p->dep_file, bc_buf_data(&dotd),
+		    bc_buf_len(&dotd), (int)(0666 & ~um), err);
+	else
+		r = bc_write_file_atomic(p->dep_file, bc_buf_data(&rep->dotd),
+		    bc_buf_len(&rep->dotd), (int)(0666 & ~um), err);
+	bc_buf_free(&dotd);
+	return r;
 }
 
 int

@@ -57,6 +57,7 @@ struct bc_cpump {
 	uint64_t hash_hits, hash_misses;
 	int dep_wanted;
 	char *dep_file;
+	int dep_style;			/* enum bc_deps_style, 0 = keep */
 	int hashed;			/* hashes filled (for_bolt) */
 	struct bc_cstats *stats;	/* counters of the job, or NULL */
 };

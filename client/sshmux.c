@@ -54,6 +54,10 @@ extern char *bc_ssh_g_statedir;
 extern int bc_ssh_g_idle;
 extern char *bc_ssh_g_helper_log;
 
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0	/* macOS: SIGPIPE is ignored by boltcc and the helper */
+#endif
+
 #define MUX_MAX_CONNS 256
 #define MUX_MAX_SESSIONS 64
 #define MUX_BUF 65536

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/deps.h"
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -479,8 +480,14 @@ bc_pump_fix_deps(const char *root, struct bc_buf *deps)
 	size_t rl = strlen(root), i, o = 0, n = deps->len;
 	uint8_t *d = deps->data;
 
+	int style;
+	char err[BC_ERRLEN];
+
 	if (d == NULL || rl == 0)
 		return;
+	/* the compiler wrapped its lines while the paths carried the root:
+	 * learn its style from the bytes as written, re-wrap once stripped */
+	style = bc_deps_detect(d, n);
 	for (i = 0; i < n; ) {
 		if (n - i > rl && memcmp(d + i, root, rl) == 0 &&
 		    d[i + rl] == '/') {
@@ -492,6 +499,8 @@ bc_pump_fix_deps(const char *root, struct bc_buf *deps)
 	deps->len = o;
 	if (deps->off > o)
 		deps->off = o;
+	if (style != 0)
+		(void)bc_deps_rewrap(deps, style, err);	/* else kept as is */
 }
 
 int

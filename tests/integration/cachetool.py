@@ -308,8 +308,17 @@ def crash_loop(args):
                                  cwd=work, env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
             procs.append((p, src, out))
-        # often mid-compile, often mid-store, sometimes after all is done
-        time.sleep(rng.uniform(0.0, 0.25))
+        # often mid-compile, often mid-store, sometimes after all is done:
+        # every tenth round lets the jobs finish first, so that slow
+        # builds (sanitizers, a loaded machine) still store some entries
+        if r % 10 == 9:
+            t_wait = time.time() + 20
+            while time.time() < t_wait and any(p.poll() is None
+                                               for p, _, _ in procs):
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.5))
+        else:
+            time.sleep(rng.uniform(0.0, 0.25))
         os.killpg(d.pid, signal.SIGKILL)
         d.wait()
         for p, src, out in procs:

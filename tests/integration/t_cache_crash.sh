@@ -13,7 +13,7 @@ mkdir -p "$T/work"
 CACHE="$T/cache"
 
 t0=$(date +%s)
-$CT crashloop "$BOLTCCD" "$BOLTCC" "$CACHE" "$T/work" 100 85 >"$T/loop.out" 2>"$T/loop.err"
+$CT crashloop "$BOLTCCD" "$BOLTCC" "$CACHE" "$T/work" 100 170 >"$T/loop.out" 2>"$T/loop.err"
 rc=$?
 t1=$(date +%s)
 cat "$T/loop.out"

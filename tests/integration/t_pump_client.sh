@@ -93,6 +93,9 @@ pump_case() {
 	deps obj/a.d >"$T/r.deps" 2>/dev/null
 	check "$_label: .d at obj/a.d with the local dependencies" \
 		cmp -s "$T/l.deps" "$T/r.deps"
+	# re-wrapped after the temp root was stripped (common/deps.c)
+	check "$_label: .d byte-identical to the local .d" \
+		cmp -s "$P/keep/l.d" obj/a.d
 	cd "$T" || true
 }
 
@@ -300,6 +303,8 @@ EOF
 		deps l.d >"$T/l.deps"; deps main.d >"$T/r.deps" 2>/dev/null
 		check "hmap+framework $g: .d lists the local dependencies" \
 			cmp -s "$T/l.deps" "$T/r.deps"
+		check "hmap+framework $g: .d byte-identical to the local .d" \
+			cmp -s l.d main.d
 		cd "$T" || true
 	done
 	check "the daemon rebased the header maps" grep -q "header map .* rebased" "$DLOG"

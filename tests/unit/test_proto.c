@@ -1165,6 +1165,54 @@ START_TEST(bolt_reply_roundtrip)
 }
 END_TEST
 
+/* FLAG_HIT_MARK: a reply served from the cache starts with CHIT 0. */
+START_TEST(bolt_reply_chit)
+{
+	struct bc_buf out = BC_BUF_INIT(1 << 20);
+	struct bc_request req;
+	struct bc_reply got;
+	const void *z[5] = { NULL, NULL, NULL, NULL, NULL };
+	size_t zn[5] = { 0, 0, 0, 0, 0 };
+	char err[BC_ERRLEN];
+
+	bolt_request(&req, BC_RQST_COMPILE);
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, zn, err),
+	    BC_OK);
+	ck_assert(memcmp(bc_buf_data(&out), "BOLT00000001STAT00000000", 24) ==
+	    0);
+	ck_assert_int_eq(read_reply_fd(bc_buf_data(&out), bc_buf_len(&out),
+	    BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_OK);
+	ck_assert_int_eq(got.cache_hit, 0);
+	bc_reply_free(&got);
+
+	req.flags |= BC_FLAG_HIT_MARK;
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, zn, err),
+	    BC_OK);
+	ck_assert(memcmp(bc_buf_data(&out),
+	    "BOLT00000001CHIT00000000STAT00000000SERR00000000", 48) == 0);
+	ck_assert_int_eq(read_reply_fd(bc_buf_data(&out), bc_buf_len(&out),
+	    BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_OK);
+	ck_assert_int_eq(got.cache_hit, 1);
+	ck_assert_uint_eq(got.status, 0);
+	bc_reply_free(&got);
+
+	/* CHIT only before STAT, only with value 0, only for a compile */
+	ck_assert_int_eq(read_reply_fd("BOLT00000001CHIT00000001STAT00000000",
+	    36, BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_ERR_PROTO);
+	bc_reply_free(&got);
+	ck_assert_int_eq(read_reply_fd("BOLT00000001CHIT00000000CHIT00000000",
+	    36, BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_ERR_PROTO);
+	bc_reply_free(&got);
+	ck_assert_int_eq(read_reply_fd("BOLT00000001CHIT00000000", 24,
+	    BC_PROTO_BOLT, BC_RQST_LOOKUP, &got, err), BC_ERR_PROTO);
+	bc_reply_free(&got);
+
+	bc_request_free(&req);
+	bc_buf_free(&out);
+}
+END_TEST
+
 START_TEST(bolt_reply_eror)
 {
 	struct bc_buf out = BC_BUF_INIT(1 << 20);
@@ -1589,6 +1637,7 @@ proto_suite(void)
 	tcase_add_test(bolt, bolt_request_hostile);
 	tcase_add_test(bolt, bolt_reply_roundtrip);
 	tcase_add_test(bolt, bolt_reply_eror);
+	tcase_add_test(bolt, bolt_reply_chit);
 	suite_add_tcase(s, bolt);
 
 	tcase_add_test(mut, mutate_requests);
