@@ -9,6 +9,7 @@
 #include "common/codec.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "common/packet.h"
 #include "common/proto3.h"
 #include "common/wire.h"
 
@@ -20,48 +21,6 @@ bc_proto3_limits_default(struct bc_proto3_limits *lim)
 	lim->max_file = BC_MAX_FILE;
 	lim->max_total = BC_MAX_JOB_BYTES;
 	lim->max_wire = BC_MAX_WIRE_BODY;
-}
-
-/* Header from io or in. */
-static int
-rd_hdr(struct bc_io *io, struct bc_buf *in, const char *expect, char tok[5],
-    uint32_t *val, char *err)
-{
-	if (io != NULL)
-		return bc_io_read_hdr(io, expect, tok, val, err);
-	if (bc_buf_avail(in) < BC_HDR_LEN)
-		return bc_seterr(err, BC_ERR_TRUNCATED,
-		    "input ends before a %s header", expect ? expect : "packet");
-	return bc_wire_get_hdr(in, expect, tok, val, err);
-}
-
-/* Body of len (<= max checked first) into out (reset first). */
-static int
-rd_body(struct bc_io *io, struct bc_buf *in, const char *tok, uint32_t len,
-    size_t max, struct bc_buf *out, char *err)
-{
-	const uint8_t *p;
-
-	bc_buf_reset(out);
-	if ((size_t)len > max)
-		return bc_seterr(err, BC_ERR_LIMIT,
-		    "%s of %lu bytes exceeds the limit of %zu", tok,
-		    (unsigned long)len, max);
-	if (len == 0)
-		return BC_OK;
-	if (io != NULL) {
-		int r = bc_io_read_body(io, len, max, out, err);
-
-		return r == BC_ERR_EOF ? bc_seterr(err, BC_ERR_TRUNCATED,
-		    "peer closed inside %s", tok) : r;
-	}
-	if (bc_buf_peek(in, len, &p) != BC_OK)
-		return bc_seterr(err, BC_ERR_TRUNCATED,
-		    "input ends inside the %s body", tok);
-	(void)bc_buf_skip(in, len);
-	if (bc_buf_put(out, p, len) != BC_OK)
-		return bc_seterr(err, BC_ERR_ALLOC, "out of memory");
-	return BC_OK;
 }
 
 /* out := NUL-terminated copy; NUL bytes inside are a protocol error. */
@@ -95,7 +54,7 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 		bc_proto3_limits_default(&dl);
 		lim = &dl;
 	}
-	if ((r = rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
+	if ((r = bc_packet_rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
 		return r;
 	if ((size_t)nfil > lim->max_nfil)
 		return bc_seterr(err, BC_ERR_LIMIT,
@@ -107,8 +66,8 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 	for (i = 0; i < nfil; i++) {
 		int is_link;
 
-		if ((r = rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
-		    (r = rd_body(io, in, "NAME", len, lim->max_path, &body,
+		if ((r = bc_packet_rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
+		    (r = bc_packet_rd_body(io, in, "NAME", len, lim->max_path, &body,
 		    err)) != BC_OK ||
 		    (r = as_cstr(&body, "NAME", &name, err)) != BC_OK)
 			break;
@@ -116,7 +75,7 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 			r = bc_seterr(err, BC_ERR_PROTO, "empty NAME");
 			break;
 		}
-		if ((r = rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
+		if ((r = bc_packet_rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
 			break;
 		if (strcmp(tok, "FILE") == 0)
 			is_link = 0;
@@ -131,7 +90,7 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 			break;
 		}
 		if (is_link) {
-			if ((r = rd_body(io, in, "LINK", len, lim->max_path,
+			if ((r = bc_packet_rd_body(io, in, "LINK", len, lim->max_path,
 			    &body, err)) != BC_OK ||
 			    (r = as_cstr(&body, "LINK", &plain, err)) != BC_OK)
 				break;
@@ -140,7 +99,7 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 		} else {
 			char sub[BC_ERRLEN];
 
-			if ((r = rd_body(io, in, "FILE", len, lim->max_wire,
+			if ((r = bc_packet_rd_body(io, in, "FILE", len, lim->max_wire,
 			    &body, err)) != BC_OK)
 				break;
 			bc_buf_reset(&plain);
@@ -170,44 +129,12 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 	return r;
 }
 
-static int
-put_int(struct bc_buf *out, const char *tok, uint32_t v, char *err)
-{
-	if (bc_wire_put_int(out, tok, v) != BC_OK)
-		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %s", tok);
-	return BC_OK;
-}
-
-static int
-put_str(struct bc_buf *out, const char *tok, const void *p, size_t n,
-    char *err)
-{
-	if (n > UINT32_MAX || bc_wire_put_str(out, tok, p, n) != BC_OK)
-		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %zu-byte %s",
-		    n, tok);
-	return BC_OK;
-}
-
 /* LZO bulk; empty = length 0. */
 static int
 put_lzo(struct bc_buf *out, const char *tok, const void *p, size_t n,
     char *err)
 {
-	struct bc_buf z;
-	char sub[BC_ERRLEN];
-	int r;
-
-	if (n == 0)
-		return put_int(out, tok, 0, err);
-	bc_buf_init(&z, BC_MAX_WIRE_BODY);
-	sub[0] = '\0';
-	r = bc_lzo_compress(p, n, &z, sub);
-	if (r != BC_OK)
-		r = bc_seterr(err, r, "compressing %s: %s", tok, sub);
-	else
-		r = put_str(out, tok, bc_buf_data(&z), bc_buf_len(&z), err);
-	bc_buf_free(&z);
-	return r;
+	return bc_packet_put_bulk(out, tok, BC_COMP_LZO, 0, p, n, err);
 }
 
 int
@@ -221,15 +148,15 @@ bc_proto3_write_head(struct bc_buf *out, const char *cwd,
 		return bc_seterr(err, BC_ERR_INVAL, "bad working directory");
 	if (argv->n == 0 || argv->n > BC_MAX_ARGC || nfil > BC_MAX_NFIL)
 		return bc_seterr(err, BC_ERR_LIMIT, "bad argv or file count");
-	if ((r = put_int(out, "DIST", 3, err)) != BC_OK ||
-	    (r = put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
-	    (r = put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+	if ((r = bc_packet_put_int(out, "DIST", 3, err)) != BC_OK ||
+	    (r = bc_packet_put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
 		return r;
 	for (i = 0; i < argv->n; i++)
-		if ((r = put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),
+		if ((r = bc_packet_put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),
 		    err)) != BC_OK)
 			return r;
-	return put_int(out, "NFIL", (uint32_t)nfil, err);
+	return bc_packet_put_int(out, "NFIL", (uint32_t)nfil, err);
 }
 
 int
@@ -238,7 +165,7 @@ bc_proto3_write_file(struct bc_buf *out, const char *name, const void *data,
 {
 	int r;
 
-	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+	if ((r = bc_packet_put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
 		return r;
 	return put_lzo(out, "FILE", data, n, err);
 }
@@ -249,9 +176,9 @@ bc_proto3_write_file_lzo(struct bc_buf *out, const char *name,
 {
 	int r;
 
-	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+	if ((r = bc_packet_put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
 		return r;
-	return put_str(out, "FILE", lzo, n, err);
+	return bc_packet_put_str(out, "FILE", lzo, n, err);
 }
 
 int
@@ -260,9 +187,9 @@ bc_proto3_write_link(struct bc_buf *out, const char *name,
 {
 	int r;
 
-	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+	if ((r = bc_packet_put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
 		return r;
-	return put_str(out, "LINK", target, strlen(target), err);
+	return bc_packet_put_str(out, "LINK", target, strlen(target), err);
 }
 
 int
@@ -272,15 +199,15 @@ bc_proto3_write_reply(struct bc_buf *out, uint32_t status,
 {
 	int r;
 
-	if ((r = put_int(out, "DONE", 3, err)) != BC_OK ||
-	    (r = put_int(out, "STAT", status, err)) != BC_OK ||
+	if ((r = bc_packet_put_int(out, "DONE", 3, err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "STAT", status, err)) != BC_OK ||
 	    (r = put_lzo(out, "SERR", bc_buf_data(serr), bc_buf_len(serr),
 	    err)) != BC_OK ||
 	    (r = put_lzo(out, "SOUT", bc_buf_data(sout), bc_buf_len(sout),
 	    err)) != BC_OK)
 		return r;
 	if (status != 0)
-		return put_int(out, "DOTO", 0, err);
+		return bc_packet_put_int(out, "DOTO", 0, err);
 	if ((r = put_lzo(out, "DOTO", bc_buf_data(doto), bc_buf_len(doto),
 	    err)) != BC_OK)
 		return r;
@@ -296,10 +223,10 @@ rd_lzo(struct bc_io *io, struct bc_buf *in, const char *tok, size_t max,
 	uint32_t len;
 	int r;
 
-	if ((r = rd_hdr(io, in, tok, t, &len, err)) != BC_OK)
+	if ((r = bc_packet_rd_hdr(io, in, tok, t, &len, err)) != BC_OK)
 		return r;
 	bc_buf_init(&body, BC_MAX_WIRE_BODY);
-	r = rd_body(io, in, tok, len, BC_MAX_WIRE_BODY, &body, err);
+	r = bc_packet_rd_body(io, in, tok, len, BC_MAX_WIRE_BODY, &body, err);
 	if (r == BC_OK && len > 0 && dest != NULL) {
 		sub[0] = '\0';
 		r = bc_lzo_decompress(bc_buf_data(&body), bc_buf_len(&body), max,
@@ -320,18 +247,18 @@ bc_proto3_read_reply(struct bc_io *io, struct bc_buf *in, uint32_t *status,
 	uint32_t v, len;
 	int r;
 
-	if ((r = rd_hdr(io, in, "DONE", t, &v, err)) != BC_OK)
+	if ((r = bc_packet_rd_hdr(io, in, "DONE", t, &v, err)) != BC_OK)
 		return r;
 	if (v != 3)
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "reply is DONE %lu to a protocol 3 request",
 		    (unsigned long)v);
-	if ((r = rd_hdr(io, in, "STAT", t, status, err)) != BC_OK ||
+	if ((r = bc_packet_rd_hdr(io, in, "STAT", t, status, err)) != BC_OK ||
 	    (r = rd_lzo(io, in, "SERR", BC_MAX_STDERR, serr, err)) != BC_OK ||
 	    (r = rd_lzo(io, in, "SOUT", BC_MAX_STDOUT, sout, err)) != BC_OK)
 		return r;
 	if (*status != 0) {
-		if ((r = rd_hdr(io, in, "DOTO", t, &len, err)) != BC_OK)
+		if ((r = bc_packet_rd_hdr(io, in, "DOTO", t, &len, err)) != BC_OK)
 			return r;
 		if (len != 0)
 			return bc_seterr(err, BC_ERR_PROTO,

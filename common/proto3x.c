@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/proto.h"
+#include "common/packet.h"
 #include "common/proto3x.h"
 #include "common/wire.h"
 
@@ -30,82 +31,11 @@ bc_pumpx_manifest_free(struct bc_pumpx_manifest *m)
 }
 
 static int
-put_int(struct bc_buf *out, const char *tok, uint32_t v, char *err)
-{
-	if (bc_wire_put_int(out, tok, v) != BC_OK)
-		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %s", tok);
-	return BC_OK;
-}
-
-static int
-put_str(struct bc_buf *out, const char *tok, const void *p, size_t n,
-    char *err)
-{
-	if (n > UINT32_MAX || bc_wire_put_str(out, tok, p, n) != BC_OK)
-		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %zu-byte %s",
-		    n, tok);
-	return BC_OK;
-}
-
-static int
 put_zstd(struct bc_buf *out, const char *tok, const void *p, size_t n,
     char *err)
 {
-	struct bc_buf z;
-	char sub[BC_ERRLEN];
-	int r;
-
-	if (n == 0)
-		return put_int(out, tok, 0, err);
-	bc_buf_init(&z, BC_MAX_WIRE_BODY);
-	sub[0] = '\0';
-	r = bc_zstd_compress(p, n, PUMPX_ZSTD_LEVEL, &z, sub);
-	if (r != BC_OK)
-		r = bc_seterr(err, r, "compressing %s: %s", tok, sub);
-	else
-		r = put_str(out, tok, bc_buf_data(&z), bc_buf_len(&z), err);
-	bc_buf_free(&z);
-	return r;
-}
-
-static int
-rd_hdr(struct bc_io *io, struct bc_buf *in, const char *expect, char tok[5],
-    uint32_t *val, char *err)
-{
-	if (io != NULL)
-		return bc_io_read_hdr(io, expect, tok, val, err);
-	if (bc_buf_avail(in) < BC_HDR_LEN)
-		return bc_seterr(err, BC_ERR_TRUNCATED,
-		    "input ends before a %s header", expect ? expect : "packet");
-	return bc_wire_get_hdr(in, expect, tok, val, err);
-}
-
-static int
-rd_body(struct bc_io *io, struct bc_buf *in, const char *tok, uint32_t len,
-    size_t max, struct bc_buf *out, char *err)
-{
-	const uint8_t *p;
-
-	bc_buf_reset(out);
-	if ((size_t)len > max)
-		return bc_seterr(err, BC_ERR_LIMIT,
-		    "%s of %lu bytes exceeds the limit of %zu", tok,
-		    (unsigned long)len, max);
-	if (len == 0)
-		return BC_OK;
-	if (io != NULL) {
-		int r = bc_io_read_body(io, len, max, out, err);
-
-		return r == BC_ERR_EOF ? bc_seterr(err, BC_ERR_TRUNCATED,
-		    "peer closed inside %s", tok) : r;
-	}
-	if (bc_buf_peek(in, len, &p) != BC_OK)
-		return bc_seterr(err, BC_ERR_TRUNCATED,
-		    "input ends inside the %s body", tok);
-	(void)bc_buf_skip(in, len);
-	if (bc_buf_put(out, p, len) != BC_OK)
-		return bc_seterr(err, BC_ERR_ALLOC, "out of memory");
-	return BC_OK;
+	return bc_packet_put_bulk(out, tok, BC_COMP_ZSTD, PUMPX_ZSTD_LEVEL, p,
+	    n, err);
 }
 
 /* malloc'd C string of a body without NUL bytes. */
@@ -134,18 +64,18 @@ bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
 		return bc_seterr(err, BC_ERR_INVAL, "bad working directory");
 	if (argv->n == 0 || argv->n > BC_MAX_ARGC || nfil > BC_MAX_NFIL)
 		return bc_seterr(err, BC_ERR_LIMIT, "bad argv or file count");
-	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
-	    (r = put_int(out, "RQST", BC_RQST_PUMP, err)) != BC_OK ||
-	    (r = put_int(out, "FLAG", flags & ~(uint32_t)BC_FLAG_IDENTITY,
+	if ((r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "RQST", BC_RQST_PUMP, err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "FLAG", flags & ~(uint32_t)BC_FLAG_IDENTITY,
 	    err)) != BC_OK ||
-	    (r = put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
-	    (r = put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+	    (r = bc_packet_put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
 		return r;
 	for (i = 0; i < argv->n; i++)
-		if ((r = put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),
+		if ((r = bc_packet_put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),
 		    err)) != BC_OK)
 			return r;
-	return put_int(out, "NFIL", (uint32_t)nfil, err);
+	return bc_packet_put_int(out, "NFIL", (uint32_t)nfil, err);
 }
 
 int
@@ -154,9 +84,9 @@ bc_pumpx_write_hash(struct bc_buf *out, const char *name,
 {
 	int r;
 
-	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+	if ((r = bc_packet_put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
 		return r;
-	return put_str(out, "HASH", hash, BC_HASH_LEN, err);
+	return bc_packet_put_str(out, "HASH", hash, BC_HASH_LEN, err);
 }
 
 int
@@ -165,9 +95,9 @@ bc_pumpx_write_link(struct bc_buf *out, const char *name, const char *target,
 {
 	int r;
 
-	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+	if ((r = bc_packet_put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
 		return r;
-	return put_str(out, "LINK", target, strlen(target), err);
+	return bc_packet_put_str(out, "LINK", target, strlen(target), err);
 }
 
 int
@@ -175,9 +105,9 @@ bc_pumpx_write_dir(struct bc_buf *out, const char *name, char *err)
 {
 	int r;
 
-	if ((r = put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
+	if ((r = bc_packet_put_str(out, "NAME", name, strlen(name), err)) != BC_OK)
 		return r;
-	return put_int(out, "DIRM", 0, err);
+	return bc_packet_put_int(out, "DIRM", 0, err);
 }
 
 int
@@ -206,7 +136,7 @@ rd_bolt(struct bc_io *io, const char *expect, uint32_t *val, char **errmsg,
 		struct bc_buf b;
 
 		bc_buf_init(&b, BC_MAX_MSG);
-		r = rd_body(io, NULL, "EROR", *val, BC_MAX_MSG, &b, err);
+		r = bc_packet_rd_body(io, NULL, "EROR", *val, BC_MAX_MSG, &b, err);
 		if (r == BC_OK && errmsg != NULL) {
 			free(*errmsg);
 			*errmsg = NULL;
@@ -276,7 +206,7 @@ rd_zstd(struct bc_io *io, const char *tok, size_t max, struct bc_buf *dest,
 	if ((r = bc_io_read_hdr(io, tok, t, &len, err)) != BC_OK)
 		return r;
 	bc_buf_init(&body, BC_MAX_WIRE_BODY);
-	r = rd_body(io, NULL, tok, len, BC_MAX_WIRE_BODY, &body, err);
+	r = bc_packet_rd_body(io, NULL, tok, len, BC_MAX_WIRE_BODY, &body, err);
 	if (r == BC_OK && len > 0 && dest != NULL) {
 		sub[0] = '\0';
 		r = bc_zstd_decompress(bc_buf_data(&body), bc_buf_len(&body),
@@ -324,7 +254,7 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 		bc_proto3_limits_default(&dl);
 		lim = &dl;
 	}
-	if ((r = rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
+	if ((r = bc_packet_rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
 		return r;
 	if ((size_t)nfil > lim->max_nfil)
 		return bc_seterr(err, BC_ERR_LIMIT,
@@ -336,8 +266,8 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 	for (i = 0; i < nfil; i++) {
 		struct bc_pumpx_ent *e = &m->v[i];
 
-		if ((r = rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
-		    (r = rd_body(io, in, "NAME", len, lim->max_path, &body,
+		if ((r = bc_packet_rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
+		    (r = bc_packet_rd_body(io, in, "NAME", len, lim->max_path, &body,
 		    err)) != BC_OK)
 			break;
 		if (len == 0) {
@@ -347,7 +277,7 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 		if ((r = cstr(&body, "NAME", &e->name, err)) != BC_OK)
 			break;
 		m->n = i + 1;
-		if ((r = rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
+		if ((r = bc_packet_rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
 			break;
 		if (strcmp(tok, "HASH") == 0) {
 			e->kind = BC_PUMPX_FILE;
@@ -356,13 +286,13 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 				    "HASH of %lu bytes", (unsigned long)len);
 				break;
 			}
-			if ((r = rd_body(io, in, "HASH", len, BC_HASH_LEN,
+			if ((r = bc_packet_rd_body(io, in, "HASH", len, BC_HASH_LEN,
 			    &body, err)) != BC_OK)
 				break;
 			memcpy(e->hash, bc_buf_data(&body), BC_HASH_LEN);
 		} else if (strcmp(tok, "LINK") == 0) {
 			e->kind = BC_PUMPX_LINK;
-			if ((r = rd_body(io, in, "LINK", len, lim->max_path,
+			if ((r = bc_packet_rd_body(io, in, "LINK", len, lim->max_path,
 			    &body, err)) != BC_OK ||
 			    (r = cstr(&body, "LINK", &e->target, err)) != BC_OK)
 				break;
@@ -395,11 +325,11 @@ bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
 	size_t i;
 	int r;
 
-	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
-	    (r = put_int(out, "NEED", (uint32_t)k, err)) != BC_OK)
+	if ((r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "NEED", (uint32_t)k, err)) != BC_OK)
 		return r;
 	for (i = 0; i < k; i++)
-		if ((r = put_int(out, "INDX", idx[i], err)) != BC_OK)
+		if ((r = bc_packet_put_int(out, "INDX", idx[i], err)) != BC_OK)
 			return r;
 	return BC_OK;
 }
@@ -420,10 +350,10 @@ bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
 		lim = &dl;
 	}
 	bc_buf_reset(plain);
-	if ((r = rd_hdr(io, in, "FILE", tok, &len, err)) != BC_OK)
+	if ((r = bc_packet_rd_hdr(io, in, "FILE", tok, &len, err)) != BC_OK)
 		return r;
 	bc_buf_init(&body, BC_BUF_CEILING);
-	r = rd_body(io, in, "FILE", len, lim->max_wire, &body, err);
+	r = bc_packet_rd_body(io, in, "FILE", len, lim->max_wire, &body, err);
 	if (r == BC_OK && len > 0) {
 		sub[0] = '\0';
 		r = bc_zstd_decompress(bc_buf_data(&body), bc_buf_len(&body),
@@ -442,16 +372,16 @@ bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
 {
 	int r;
 
-	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
-	    (r = put_int(out, "STAT", status, err)) != BC_OK ||
+	if ((r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "STAT", status, err)) != BC_OK ||
 	    (r = put_zstd(out, "SERR", bc_buf_data(serr), bc_buf_len(serr),
 	    err)) != BC_OK ||
 	    (r = put_zstd(out, "SOUT", bc_buf_data(sout), bc_buf_len(sout),
 	    err)) != BC_OK)
 		return r;
 	if (status != 0)
-		return (r = put_int(out, "DOTO", 0, err)) != BC_OK ? r :
-		    put_int(out, "DOTD", 0, err);
+		return (r = bc_packet_put_int(out, "DOTO", 0, err)) != BC_OK ? r :
+		    bc_packet_put_int(out, "DOTD", 0, err);
 	if ((r = put_zstd(out, "DOTO", bc_buf_data(doto), bc_buf_len(doto),
 	    err)) != BC_OK)
 		return r;

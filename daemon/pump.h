@@ -77,6 +77,10 @@ int bc_pump_receive(struct bc_io *io, const struct bc_request *req,
 int bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, struct bc_job_plan *plan,
     char *why);
+/* Read <jobdir>/deps.d (if the compile succeeded) into deps, with the
+ * root removed and the lines re-wrapped: the DOTD of both pump replies. */
+void bc_pump_read_deps(const char *jobdir, const char *root,
+    const struct bc_reply *rep, struct bc_buf *deps);
 /* The protocol-3 reply, with <jobdir>/deps.d fixed up as DOTD. */
 int bc_pump_write_reply(struct bc_buf *out, const char *jobdir,
     const char *root, const struct bc_reply *rep, char *err);

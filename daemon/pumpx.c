@@ -210,16 +210,9 @@ bc_pumpx_job_reply(struct bc_buf *out, const char *jobdir, const char *root,
     const struct bc_reply *rep, char *err)
 {
 	struct bc_buf deps;
-	char *p;
 	int r;
 
-	bc_buf_init(&deps, BC_MAX_DOTD);
-	if (rep->status == 0) {
-		p = xasprintf("%s/deps.d", jobdir);
-		(void)bc_read_file(p, BC_MAX_DOTD, &deps, NULL);
-		free(p);
-		bc_pump_fix_deps(root, &deps);
-	}
+	bc_pump_read_deps(jobdir, root, rep, &deps);
 	r = bc_pumpx_write_reply(out, rep->status, &rep->serr, &rep->sout,
 	    &rep->doto, &deps, err);
 	bc_buf_free(&deps);
