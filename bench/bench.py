@@ -187,7 +187,8 @@ def tool_envs(tmp, d):
                                     "DISTCC_FALLBACK": "0", "DISTCC_HOSTS": hosts}, sport))
 
     t = [("local gcc", ([], {}, None)),
-         bolt("boltcc->boltccd", "127.0.0.1:%d,bolt" % d.bport, d.bsport)]
+         bolt("boltcc->boltccd", "127.0.0.1:%d,bolt" % d.bport, d.bsport),
+         bolt("boltcc->boltccd pump", "127.0.0.1:%d,cpp,lzo,bolt" % d.bport, d.bsport)]
     if d.dport:
         t.append(stock("distcc->distccd", "127.0.0.1:%d,lzo" % d.dport, d.dsport))
         t.append(bolt("boltcc->distccd", "127.0.0.1:%d,lzo,distcc" % d.dport, d.dsport))
@@ -254,7 +255,28 @@ def part_a(tmp, d):
         notes = remote + ("  %d FAILED" % fails if fails else "")
         say("   %-29s %9.2f %9.2f %12.2f %7.2fx %8.2f %10.2f  %s"
             % (name, dt, ms, ms - base, ms / base, cms, cms - cbase, notes))
+    target_lines(rows, base, cbase)
     say()
+
+
+def target_lines(rows, base, cbase):
+    """Issue 2's target: boltcc's added per-job cost at most half of
+    distcc's, wall and CPU, for each boltcc->boltccd row."""
+    ref = [r for r in rows if r[0] == "distcc->distccd"]
+    if not ref:
+        return
+    dwall = ref[0][1] / N * 1000.0 - base
+    dcpu = ref[0][4] / N * 1000.0 - cbase
+    say("   target: boltcc's extra per job <= 0.50 x distcc's (distcc extra "
+        "%.2f ms wall, %.2f ms cpu)" % (dwall, dcpu))
+    for name, dt, _fails, _remote, cpu in rows:
+        if not name.startswith("boltcc->boltccd"):
+            continue
+        w = (dt / N * 1000.0 - base) / dwall if dwall > 0 else float("nan")
+        c = (cpu / N * 1000.0 - cbase) / dcpu if dcpu > 0 else float("nan")
+        say("   %-29s extra / distcc extra = %5.2f wall, %5.2f cpu "
+            "(target <= 0.50)%s" % (name, w, c,
+                                    "" if w <= 0.5 and c <= 0.5 else "  NOT MET"))
 
 
 # ------------------------------------------------------------- part B

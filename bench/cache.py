@@ -11,7 +11,8 @@ through:
   boltcc, cache warm    the same build again from a clean tree
   ccache cold / warm    direct mode, a fresh CCACHE_DIR, same gcc
 
-Each configuration runs BENCH_REPS times, interleaved.  Reported: the
+In boltcc's default mode toward boltccd (BOLT pump; BENCH_MODE=plain for
+plain mode).  Each configuration runs BENCH_REPS times, interleaved.  Reported: the
 median wall time, and the median CPU time of everything the build used
 (make and its children, plus the boltccd serving it and its workers and
 compilers, from /proc), which a loaded machine disturbs much less than
@@ -19,6 +20,7 @@ wall time.  Two ratios, on both: cold/off (target <= 1.03) and boltcc warm
 / ccache warm (target < 1).
 """
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +36,12 @@ import bench  # noqa: E402  (daemons, ports, project fetching)
 REPS = int(os.environ.get("BENCH_REPS", "5"))
 JOBS = int(os.environ.get("BENCH_J", "4"))
 CFLAGS = bench.CFLAGS
+# boltcc's default toward boltccd is pump mode; BENCH_MODE=plain measures
+# plain mode (hosts written ",plain").
+MODE = os.environ.get("BENCH_MODE", "pump")
+if MODE not in ("pump", "plain"):
+    raise SystemExit("bench: BENCH_MODE is pump or plain")
+HOSTOPT = ",bolt" if MODE == "pump" else ",bolt,plain"
 
 
 def say(m=""):
@@ -113,6 +121,8 @@ def main():
         say("boltcc cache bench: %s, %d translation units, %s %s, make -j%d, "
             "gcc %s, %d CPUs, %d reps (median)" % (desc, len(cs), CFLAGS, extra,
                                                   JOBS, gcc, os.cpu_count() or 0, REPS))
+        say("   boltcc mode toward boltccd: %s (BENCH_MODE=pump|plain; hosts "
+            "written '%s')" % (MODE, HOSTOPT))
         off_port, _, off_pid = start_daemon(tmp, "boltccd-nocache", ["--no-cache"])
         times = {k: [] for k in ("off", "cold", "warm", "ccold", "cwarm", "local")}
         cpus = {k: [] for k in times}
@@ -132,9 +142,9 @@ def main():
             cport, csport, cpid = start_daemon(tmp, "boltccd-cache-%d" % rep,
                                          ["--cache-dir", os.path.join(tmp, "cache-%d" % rep)])
             env_off = dict(base_env, BOLTCC_DIR=bstate, DISTCC_FALLBACK="0",
-                           BOLTCC_CACHE="0", BOLTCC_HOSTS="127.0.0.1:%d,bolt" % off_port)
+                           BOLTCC_CACHE="0", BOLTCC_HOSTS="127.0.0.1:%d%s" % (off_port, HOSTOPT))
             env_c = dict(base_env, BOLTCC_DIR=bstate, DISTCC_FALLBACK="0",
-                         BOLTCC_HOSTS="127.0.0.1:%d,bolt" % cport)
+                         BOLTCC_HOSTS="127.0.0.1:%d%s" % (cport, HOSTOPT))
             ccdir = os.path.join(tmp, "ccache-%d" % rep)
             env_cc = dict(base_env, CCACHE_DIR=ccdir, CCACHE_DIRECT="1")
             for k, cc, env, pid in (
@@ -154,6 +164,19 @@ def main():
             say("   rep %d: cache hits %d, misses %d, stores %d, entries %d (%d bytes)"
                 % (rep + 1, c["hits"], c["misses"], c["stores"], c["entries"],
                    c["stored_bytes"]))
+        cst = subprocess.run(bench.BOLTCC.split() + ["--stats", "--json"],
+                             env=dict(base_env, BOLTCC_DIR=bstate),
+                             capture_output=True, text=True).stdout
+        try:
+            import json
+            cl = json.loads(cst).get("client", json.loads(cst))
+            flat = json.dumps(cl)
+            say("   client: %s" % ", ".join(
+                "%s %s" % (n, re.search(r'"%s": (\d+)' % n, flat).group(1))
+                for n in ("jobs_pump", "cache_hits", "cache_hits_direct",
+                          "cache_misses") if re.search(r'"%s": (\d+)' % n, flat)))
+        except (ValueError, AttributeError):
+            pass
         ok = all(same_objects(dirs["local"], dirs[k], objs) for k in ("off", "cold", "warm"))
         med = {k: statistics.median(v) for k, v in times.items()}
         cmed = {k: statistics.median(v) for k, v in cpus.items()}

@@ -191,6 +191,181 @@ bc_cache_key(const struct bc_cache_key_in *in, char out[BC_HASH_HEXLEN + 1])
 }
 
 /* ---------------------------------------------------------------------
+ * pump keys
+ */
+
+int
+bc_cache_pump_deps_wanted(char *const *argv, size_t argc)
+{
+	size_t i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (in_table(a, keep_with_value) || in_table(a, drop_with_value)) {
+			i++;
+			continue;
+		}
+		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The words that decide the .d's contents (not its file name). */
+static void
+hash_deps_shape(struct bc_hash *h, char *const *argv, size_t argc)
+{
+	const char *out = NULL;
+	size_t i, targets = 0;
+
+	if (!bc_cache_pump_deps_wanted(argv, argc)) {
+		bc_hash_update_str(h, "nodeps");
+		return;
+	}
+	bc_hash_update_str(h, "deps");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (in_table(a, keep_with_value) || strcmp(a, "-MF") == 0 ||
+		    strcmp(a, "-MJ") == 0 ||
+		    strcmp(a, "--serialize-diagnostics") == 0) {
+			i++;
+			continue;
+		}
+		if (strcmp(a, "-o") == 0) {
+			if (i + 1 < argc)
+				out = argv[++i];
+			continue;
+		}
+		if ((strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0) &&
+		    i + 1 < argc) {
+			bc_hash_update_str(h, a);
+			bc_hash_update_str(h, argv[++i]);
+			targets++;
+		} else if (bc_str_has_prefix(a, "-MT") ||
+		    bc_str_has_prefix(a, "-MQ")) {
+			if (a[3] != '\0') {
+				bc_hash_update_str(h, a);
+				targets++;
+			}
+		} else if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
+		    strcmp(a, "-MP") == 0 || strcmp(a, "-MG") == 0)
+			bc_hash_update_str(h, a);
+		else if (bc_str_has_prefix(a, "-o") && a[2] != '\0')
+			out = a + 2;
+	}
+	if (targets == 0) {
+		/* the daemon names the output as the target */
+		bc_hash_update_str(h, "-MT-output");
+		bc_hash_update_str(h, out != NULL ? out : "");
+	}
+}
+
+/* One entry as the key sees it: kind, keyed path, payload. */
+static char *
+pump_ent_text(const struct bc_cache_pump_ent *e, const char *cwd, size_t *len)
+{
+	size_t cl = cwd != NULL ? strlen(cwd) : 0;
+	const char *name = e->name != NULL ? e->name : "";
+	const char *rel = NULL, *payload;
+	char hex[BC_HASH_HEXLEN + 1], *t, *head;
+	size_t hl, pl;
+
+	while (cl > 1 && cwd[cl - 1] == '/')
+		cl--;
+	if (cl > 1 && strncmp(name, cwd, cl) == 0) {
+		if (name[cl] == '\0')
+			rel = ".";
+		else if (name[cl] == '/')
+			rel = name + cl + 1;
+	}
+	if (e->kind == BC_CACHE_PUMP_FILE) {
+		if (e->hash != NULL)
+			bc_hash_hex(e->hash, BC_HASH_LEN, hex);
+		else
+			hex[0] = '\0';
+	} else
+		hex[0] = '\0';
+	head = xasprintf("%c%s%s", e->kind == BC_CACHE_PUMP_FILE ? 'F' :
+	    e->kind == BC_CACHE_PUMP_LINK ? 'L' : 'D',
+	    rel != NULL ? "rel:" : "abs:", rel != NULL ? rel : name);
+	payload = e->kind == BC_CACHE_PUMP_FILE ? hex :
+	    e->kind == BC_CACHE_PUMP_LINK && e->target != NULL ? e->target : "";
+	hl = strlen(head);
+	pl = strlen(payload);
+	/* path NUL payload: a path never contains NUL */
+	t = xmalloc(hl + 1 + pl + 1);
+	memcpy(t, head, hl + 1);
+	memcpy(t + hl + 1, payload, pl + 1);
+	free(head);
+	*len = hl + 1 + pl;
+	return t;
+}
+
+struct pump_text {
+	char *p;
+	size_t n;
+};
+
+static int
+cmp_pump_text(const void *a, const void *b)
+{
+	const struct pump_text *x = a, *y = b;
+	size_t n = x->n < y->n ? x->n : y->n;
+	int c = memcmp(x->p, y->p, n);
+
+	if (c != 0)
+		return c;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+void
+bc_cache_pump_key(const struct bc_cache_pump_in *in,
+    char out[BC_HASH_HEXLEN + 1])
+{
+	struct pump_text *v;
+	struct bc_hash h;
+	struct key_ctx kc;
+	char num[48];
+	size_t i;
+
+	bc_hash_init(&h);
+	bc_hash_update_str(&h, "boltcc-pump-key-v1");
+	bc_hash_update_str(&h, in->identity != NULL ? in->identity : "");
+	snprintf(num, sizeof(num), "flags %lu",
+	    (unsigned long)(in->flags & BC_CACHE_KEY_FLAGS_MASK));
+	bc_hash_update_str(&h, num);
+	kc.h = &h;
+	kc.n = 0;
+	walk_args(in->argv, in->argc, count_word, &kc);
+	snprintf(num, sizeof(num), "argc %zu", kc.n);
+	bc_hash_update_str(&h, num);
+	walk_args(in->argv, in->argc, hash_word, &kc);
+	hash_deps_shape(&h, in->argv, in->argc);
+	if (bc_cache_key_debug(in->argv, in->argc)) {
+		bc_hash_update_str(&h, "cdir");
+		bc_hash_update_str(&h, in->cwd != NULL ? in->cwd : "");
+	} else
+		bc_hash_update_str(&h, "nodebug");
+	v = xcalloc(in->n > 0 ? in->n : 1, sizeof(*v));
+	for (i = 0; i < in->n; i++)
+		v[i].p = pump_ent_text(&in->ents[i], in->cwd, &v[i].n);
+	if (in->n > 1)
+		qsort(v, in->n, sizeof(*v), cmp_pump_text);
+	snprintf(num, sizeof(num), "entries %zu", in->n);
+	bc_hash_update_str(&h, num);
+	for (i = 0; i < in->n; i++) {
+		snprintf(num, sizeof(num), "entry %zu", v[i].n);
+		bc_hash_update_str(&h, num);
+		bc_hash_update(&h, v[i].p, v[i].n);
+		free(v[i].p);
+	}
+	free(v);
+	bc_hash_final_hex(&h, out);
+}
+
+/* ---------------------------------------------------------------------
  * compiler identity
  */
 

@@ -51,6 +51,45 @@ void bc_cache_key(const struct bc_cache_key_in *in,
     char out[BC_HASH_HEXLEN + 1]);
 
 /*
+ * Pump keys (BOLT pump requests, doc/cache.md "Pump keys"): SHA-256 over
+ * "boltcc-pump-key-v1", the compiler identity, the masked flags, the
+ * normalized argv (as bc_cache_key_args), the .d shape when one is wanted
+ * (-MD/-MMD, -MP, -MG and the -MT/-MQ targets, which are written into the
+ * .d; without -MT/-MQ the output name, which the daemon uses as target),
+ * the working directory only when the argv enables debug info, then every
+ * manifest entry as (kind, path, SHA-256 or link target) sorted, paths
+ * below the working directory relative to it, others absolute.
+ */
+enum bc_cache_pump_kind {
+	BC_CACHE_PUMP_FILE = 0,	/* hash */
+	BC_CACHE_PUMP_LINK = 1,	/* target */
+	BC_CACHE_PUMP_DIR = 2	/* a directory that must exist */
+};
+
+struct bc_cache_pump_ent {
+	const char *name;	/* absolute client path */
+	int kind;		/* enum bc_cache_pump_kind */
+	const uint8_t *hash;	/* FILE: BC_HASH_LEN bytes */
+	const char *target;	/* LINK */
+};
+
+struct bc_cache_pump_in {
+	const char *identity;	/* compiler identity, hex */
+	char *const *argv;	/* the argv as sent on the wire */
+	size_t argc;
+	const char *cwd;	/* CDIR, absolute */
+	uint32_t flags;		/* masked with BC_CACHE_KEY_FLAGS_MASK */
+	const struct bc_cache_pump_ent *ents;	/* manifest, any order */
+	size_t n;
+};
+
+/* 1 if the argv asks for a .d (-MD or -MMD): then the .d is stored. */
+int bc_cache_pump_deps_wanted(char *const *argv, size_t argc);
+/* The pump key as 64 lowercase hex digits. */
+void bc_cache_pump_key(const struct bc_cache_pump_in *in,
+    char out[BC_HASH_HEXLEN + 1]);
+
+/*
  * Compiler identity: SHA-256 over the output of `COMPILER --version`
  * (run as its resolved real path, LC_ALL=C) and the SHA-256 of the
  * resolved binary.  With memo_dir != NULL the result is remembered in

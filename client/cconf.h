@@ -33,6 +33,8 @@ struct bc_cconf {
 	int stats_port;		/* BOLTCC_STATS_PORT or 0 = by convention */
 	int cache;		/* BOLTCC_CACHE (default 1): ask the hosts'
 				 * artifact caches (doc/cache.md) */
+	int pump;		/* BOLTCC_PUMP (default 1): BOLT pump toward
+				 * boltccd hosts not written ,plain */
 	int safeguard;		/* started with _DISTCC_SAFEGUARD/BOLTCC_SAFEGUARD */
 	char *path_env;		/* PATH (a default if unset) */
 	int path_set;		/* PATH was set in the environment */

@@ -10,7 +10,11 @@
  * jobs_local, jobs_cpp_error, jobs_failed_no_fallback,
  * local_by_reason:<reason> (run locally by rule), fallback_by_reason:<reason>
  * (local because the farm failed), host_failures,
- * host_failure_by_reason:<reason>, bytes_sent, bytes_received,
+ * host_failure_by_reason:<reason>, faults by kind (tests/cluster/README.md):
+ * fault_timeouts (a host silent past a limit, a connect timed out),
+ * fault_conn_reset (closed or reset mid-job), fault_connect (refused),
+ * retries_other_host (done remotely after a failed host), bytes_sent,
+ * bytes_received,
  * probe_bolt, probe_distcc, probe_failed; artifact cache (doc/cache.md):
  * cache_lookups, cache_hits, cache_hits_direct, cache_misses,
  * cache_skipped_by_reason:<reason>.

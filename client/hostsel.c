@@ -1,15 +1,20 @@
 /*
  * hostsel.c - host choice and slot locks shared through $DIR/lock/.
  *
- * Breadth-first over slot indices so load spreads over hosts and earlier
- * hosts are preferred, as distcc does.  Unlike distcc 3.4 the wait for a
- * free slot is bounded, and a list with no usable host is reported to the
- * caller (which compiles locally) instead of waiting forever.
+ * The choice is bc_hostsel_choose(): the host where the job is expected
+ * to finish soonest, from each host's free slots (fcntl F_GETLK on the
+ * slot files) and observed job time (perf_* files); with no history all
+ * hosts look equal and slots fill breadth-first as in distcc.  Waiters
+ * sleep on a FIFO that every release writes to.  Unlike distcc 3.4 the
+ * wait for a free slot is bounded, and a list with no usable host is
+ * reported to the caller (which compiles locally) instead of waiting
+ * forever.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +28,14 @@
 #include "common/util.h"
 #include "client/hostsel.h"
 
-#define PICK_SLEEP_MIN_MS 10
-#define PICK_SLEEP_MAX_MS 500
+#define PICK_SLEEP_MIN_MS 1	/* wait ladder: 1 ms doubling ... */
+#define PICK_SLEEP_MAX_MS 50	/* ... to 50 ms, between FIFO wakeups */
+#define LOCAL_SLEEP_MIN_MS 10	/* bc_hostsel_local_slot's ladder */
+#define LOCAL_SLEEP_MAX_MS 500
+#define HOSTSEL_MAX_WAITERS 4096	/* queue places in $lockdir/waiters */
+#define HOSTSEL_MAX_RACES 8	/* lost slot races before sleeping */
+#define HOSTSEL_PERF_MAX 32	/* bytes of a perf_* file */
+#define HOSTSEL_PERF_MAX_US (3600LL * 1000000)	/* one hour */
 
 /* Copy s into out replacing anything outside [A-Za-z0-9._-] by '_'. */
 static void
@@ -210,81 +221,424 @@ usable(const struct bc_hostlist *hl, size_t i, const char *lockdir,
 	return 1;
 }
 
+/* a is clearly (more than 5%) faster than b */
+static int
+faster(int64_t a, int64_t b)
+{
+	return a * 100 < b * 95;
+}
+
+ssize_t
+bc_hostsel_choose(const struct bc_hostsel_cand *c, size_t n, ssize_t owner,
+    int ahead)
+{
+	int64_t sum = 0, dflt, tbest = 0, tfast = 0;
+	double rate = 0;
+	size_t i, known = 0, nusable = 0;
+	ssize_t best = -1;
+
+	for (i = 0; i < n; i++) {
+		if (!c[i].usable || c[i].slots <= 0)
+			continue;
+		nusable++;
+		if (c[i].est_us > 0) {
+			sum += c[i].est_us;
+			known++;
+		}
+	}
+	if (nusable == 0)
+		return BC_HOSTSEL_NONE;
+	dflt = known > 0 ? sum / (int64_t)known : 1;
+	if (dflt <= 0)
+		dflt = 1;
+#define EST(k) (c[k].est_us > 0 ? c[k].est_us : dflt)
+	for (i = 0; i < n; i++) {
+		int64_t t;
+
+		if (!c[i].usable || c[i].slots <= 0 || c[i].busy >= c[i].slots)
+			continue;
+		t = EST(i);
+		if (best < 0 || faster(t, tbest) ||
+		    (!faster(tbest, t) && (int64_t)c[i].busy * c[best].slots <
+		    (int64_t)c[best].busy * c[i].slots)) {
+			best = (ssize_t)i;
+			tbest = t;
+		}
+	}
+	if (best < 0)
+		return BC_HOSTSEL_WAIT;
+	if (owner >= 0 && (size_t)owner < n && c[owner].usable &&
+	    c[owner].busy < c[owner].slots && EST(owner) * 2 <= tbest * 3)
+		return owner;
+	/* Busy hosts much (1.5x) faster than the best free one: how soon
+	 * would one of them take this job, and finish it?  Not for small
+	 * differences: a job that waits leaves the free slot idle unless
+	 * another process comes, and job times measured under load are
+	 * noisy. */
+	for (i = 0; i < n; i++) {
+		int64_t t;
+
+		if (!c[i].usable || c[i].slots <= 0 ||
+		    EST(i) * 3 > tbest * 2)
+			continue;
+		t = EST(i);
+		rate += (double)c[i].slots / (double)t;
+		if (tfast == 0 || t < tfast)
+			tfast = t;
+	}
+	if (rate > 0 && (double)(ahead > 0 ? ahead : 0) / rate +
+	    1.0 / rate + (double)tfast < (double)tbest)
+		return BC_HOSTSEL_WAIT;
+	return best;
+#undef EST
+}
+
+static int
+perf_path(const char *lockdir, const struct bc_host *h, char *out,
+    size_t outlen)
+{
+	char key[512];
+
+	if (bc_hostsel_host_key(h, key, sizeof(key)) != BC_OK)
+		return BC_ERR_LIMIT;
+	return fmt_ok(snprintf(out, outlen, "%s/perf_%s_%s", lockdir,
+	    h->kind == BC_HOST_SSH ? "ssh" : h->kind == BC_HOST_TCP ? "tcp" :
+	    "local", key), outlen);
+}
+
+int64_t
+bc_hostsel_perf_get(const char *lockdir, const struct bc_host *h)
+{
+	char path[4096];
+	struct bc_buf b;
+	struct stat st;
+	long long v = 0;
+	char *s = NULL;
+
+	if (perf_path(lockdir, h, path, sizeof(path)) != BC_OK)
+		return 0;
+	if (stat(path, &st) != 0 ||
+	    st.st_mtime + BC_HOSTSEL_PERF_STALE_SEC < time(NULL))
+		return 0;
+	bc_buf_init(&b, HOSTSEL_PERF_MAX);
+	if (bc_read_file(path, HOSTSEL_PERF_MAX, &b, NULL) == BC_OK &&
+	    bc_buf_len(&b) > 1 &&
+	    bc_buf_data(&b)[bc_buf_len(&b) - 1] == '\n' &&
+	    bc_buf_dup_cstr(&b, &s) == BC_OK) {
+		s[strlen(s) - 1] = '\0';	/* the newline */
+		if (bc_parse_int(s, 1, HOSTSEL_PERF_MAX_US, &v) != BC_OK)
+			v = 0;
+	}
+	free(s);
+	bc_buf_free(&b);
+	return (int64_t)v;
+}
+
+void
+bc_hostsel_observe(const char *lockdir, const struct bc_host *h, int64_t us)
+{
+	char path[4096], text[32];
+	int64_t old, v;
+	int n, fd;
+
+	if (h == NULL || h->kind == BC_HOST_LOCAL || us <= 0)
+		return;
+	if (us > HOSTSEL_PERF_MAX_US)
+		us = HOSTSEL_PERF_MAX_US;
+	if (perf_path(lockdir, h, path, sizeof(path)) != BC_OK)
+		return;
+	old = bc_hostsel_perf_get(lockdir, h);
+	/* EWMA, weight 1/4 on the new sample: a host that turns slow (or
+	 * fast) shows within a few jobs */
+	v = old > 0 ? old + (us - old) / 4 : us;
+	if (v <= 0)
+		v = 1;
+	n = snprintf(text, sizeof(text), "%lld\n", (long long)v);
+	if (n <= 0 || (size_t)n >= sizeof(text))
+		return;
+	/* Rewritten in place, not by temp file + rename: a new inode per
+	 * job cost about 1 ms on a journaling disk, on every job.  A reader
+	 * racing the write sees a torn or unparsable number at worst, which
+	 * bc_hostsel_perf_get takes as "no history": this is a hint. */
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || pwrite(fd, text, (size_t)n, 0) != (ssize_t)n ||
+	    ftruncate(fd, (off_t)n) != 0)
+		bc_debug("cannot record job time of %s: %s", h->spec,
+		    strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+int
+bc_hostsel_owner_ok(const char *lockdir, const struct bc_host *to,
+    const struct bc_host *from)
+{
+	int64_t tt, tf;
+
+	if (to == NULL || from == NULL || to->kind == BC_HOST_LOCAL ||
+	    from->kind == BC_HOST_LOCAL)
+		return 1;
+	tt = bc_hostsel_perf_get(lockdir, to);
+	tf = bc_hostsel_perf_get(lockdir, from);
+	return tt <= 0 || tf <= 0 || tt * 2 <= tf * 3;
+}
+
+/* 1 when another process holds slot file name, 0 free, <0 error. */
+static int
+slot_busy(const char *lockdir, const char *name)
+{
+	char path[4096];
+	struct flock fl;
+	int fd, r;
+
+	if (fmt_ok(snprintf(path, sizeof(path), "%s/%s", lockdir, name),
+	    sizeof(path)) != BC_OK)
+		return BC_ERR_LIMIT;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return BC_ERR_IO;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	r = fcntl(fd, F_GETLK, &fl);
+	close(fd);
+	if (r != 0)
+		return BC_ERR_IO;
+	return fl.l_type != F_UNLCK;
+}
+
+/*
+ * The wake FIFO: waiters poll its read end, bc_hostsel_release writes a
+ * byte.  The waiter also holds a write end, so that a FIFO whose last
+ * writer closed does not report POLLHUP forever.
+ */
+static char wake_path[4096];
+
+struct waiter {
+	int rfd, wfd;		/* wake FIFO ends, -1 = none */
+	int qfd;		/* $lockdir/waiters with our byte lock */
+	int ahead;		/* our byte's offset: waiters before us */
+};
+
+static void
+waiter_open(struct waiter *w, const char *lockdir)
+{
+	char path[4096];
+	struct stat st;
+	int k;
+
+	if (wake_path[0] == '\0')
+		return;
+	if (w->rfd < 0) {
+		if (mkfifo(wake_path, 0600) != 0 && errno != EEXIST)
+			return;
+		if (lstat(wake_path, &st) != 0 || !S_ISFIFO(st.st_mode))
+			return;
+		w->rfd = open(wake_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (w->rfd >= 0)
+			w->wfd = open(wake_path, O_WRONLY | O_NONBLOCK |
+			    O_CLOEXEC);
+	}
+	if (w->qfd >= 0 || fmt_ok(snprintf(path, sizeof(path), "%s/waiters",
+	    lockdir), sizeof(path)) != BC_OK)
+		return;
+	w->qfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (w->qfd < 0)
+		return;
+	for (k = 0; k < HOSTSEL_MAX_WAITERS; k++) {
+		struct flock fl;
+
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		fl.l_start = k;
+		fl.l_len = 1;
+		if (fcntl(w->qfd, F_SETLK, &fl) == 0)
+			break;
+	}
+	w->ahead = k;
+}
+
+static void
+waiter_close(struct waiter *w)
+{
+	if (w->rfd >= 0)
+		close(w->rfd);
+	if (w->wfd >= 0)
+		close(w->wfd);
+	if (w->qfd >= 0)
+		close(w->qfd);
+	w->rfd = w->wfd = w->qfd = -1;
+	w->ahead = 0;
+}
+
+/* Sleep until a slot is released or ms pass. */
+static void
+waiter_sleep(struct waiter *w, int ms)
+{
+	struct pollfd pfd;
+	char drain[256];
+
+	if (w->rfd < 0) {
+		sleep_ms(ms);
+		return;
+	}
+	pfd.fd = w->rfd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, ms) > 0 && (pfd.revents & POLLIN) != 0)
+		while (read(w->rfd, drain, sizeof(drain)) > 0)
+			;
+	else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+		sleep_ms(ms);	/* a FIFO that cannot wait: time only */
+}
+
+static void
+wake_waiters(void)
+{
+	int fd;
+
+	if (wake_path[0] == '\0')
+		return;
+	/* ENXIO: nobody waits */
+	fd = open(wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)!write(fd, "w", 1);
+	close(fd);
+}
+
+/* Lock the lowest free slot of host i: 1 taken, 0 all busy, <0 error. */
+static int
+take_slot(const struct bc_hostlist *hl, size_t i, const char *lockdir,
+    struct bc_slot *out, char *err)
+{
+	const struct bc_host *h = &hl->v[i];
+	int idx;
+
+	for (idx = 0; idx < h->limit; idx++) {
+		char name[512];
+		int fd, r;
+
+		if (bc_hostsel_lock_name(h, idx, name, sizeof(name)) != BC_OK)
+			continue;
+		/* localhost slots may be held across exec */
+		r = try_lock(lockdir, name, h->kind != BC_HOST_LOCAL, &fd);
+		if (r < 0)
+			return bc_seterr(err, BC_ERR_IO, "cannot lock %s/%s: %s",
+			    lockdir, name, strerror(errno));
+		if (r == 1) {
+			out->fd = fd;
+			out->host = h;
+			out->index = idx;
+			out->host_index = i;
+			bc_debug("took slot %s", name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int
 bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
     const unsigned char *tried, int backoff_period, int64_t max_wait_ms,
     struct bc_slot *out, char *err)
 {
 	int64_t start = bc_now_ms();
-	int delay = PICK_SLEEP_MIN_MS;
-	unsigned char *cand;
+	int delay = PICK_SLEEP_MIN_MS, r = BC_OK, races = 0;
+	struct bc_hostsel_cand *cand;
+	struct waiter w = { -1, -1, -1, 0 };
 
 	out->fd = -1;
 	out->host = NULL;
 	if (hl->n == 0)
 		return bc_seterr(err, BC_ERR_NOENT, "empty host list");
-	cand = xcalloc(hl->n, 1);
+	if (fmt_ok(snprintf(wake_path, sizeof(wake_path), "%s/wake", lockdir),
+	    sizeof(wake_path)) != BC_OK)
+		wake_path[0] = '\0';
+	cand = xcalloc(hl->n, sizeof(*cand));
 	for (;;) {
-		int maxlimit = 0, any = 0, idx;
+		ssize_t choice;
 		size_t i;
 
 		for (i = 0; i < hl->n; i++) {
-			cand[i] = (unsigned char)usable(hl, i, lockdir, tried,
-			    backoff_period);
-			if (cand[i]) {
-				any = 1;
-				if (hl->v[i].limit > maxlimit)
-					maxlimit = hl->v[i].limit;
-			}
-		}
-		if (!any) {
-			free(cand);
-			return bc_seterr(err, BC_ERR_NOENT,
-			    "no usable host (all down, backed off or tried)");
-		}
-		for (idx = 0; idx < maxlimit; idx++) {
-			for (i = 0; i < hl->n; i++) {
-				char name[512];
-				int fd, r;
+			const struct bc_host *h = &hl->v[i];
+			int idx;
 
-				if (!cand[i] || idx >= hl->v[i].limit)
-					continue;
-				if (bc_hostsel_lock_name(&hl->v[i], idx, name,
+			cand[i].usable = usable(hl, i, lockdir, tried,
+			    backoff_period);
+			cand[i].slots = h->limit;
+			cand[i].busy = 0;
+			cand[i].est_us = 0;
+			if (!cand[i].usable)
+				continue;
+			for (idx = 0; idx < h->limit; idx++) {
+				char name[512];
+				int b;
+
+				if (bc_hostsel_lock_name(h, idx, name,
 				    sizeof(name)) != BC_OK)
 					continue;
-				/* localhost slots may be held across exec */
-				r = try_lock(lockdir, name,
-				    hl->v[i].kind != BC_HOST_LOCAL, &fd);
-				if (r < 0) {
-					int e = errno;
-
-					free(cand);
-					return bc_seterr(err, BC_ERR_IO,
+				b = slot_busy(lockdir, name);
+				if (b < 0) {
+					r = bc_seterr(err, BC_ERR_IO,
 					    "cannot lock %s/%s: %s", lockdir,
-					    name, strerror(e));
+					    name, strerror(errno));
+					goto out;
 				}
-				if (r == 1) {
-					out->fd = fd;
-					out->host = &hl->v[i];
-					out->index = idx;
-					out->host_index = i;
-					free(cand);
-					bc_debug("took slot %s", name);
-					return BC_OK;
-				}
+				cand[i].busy += b;
 			}
+			if (h->kind != BC_HOST_LOCAL)
+				cand[i].est_us = bc_hostsel_perf_get(lockdir, h);
 		}
+		choice = bc_hostsel_choose(cand, hl->n, -1, w.ahead);
+		if (choice == BC_HOSTSEL_WAIT && w.qfd < 0 && max_wait_ms > 0) {
+			/* take a place in the queue, then decide again */
+			waiter_open(&w, lockdir);
+			if (w.qfd >= 0)
+				choice = bc_hostsel_choose(cand, hl->n, -1,
+				    w.ahead);
+		}
+		if (choice == BC_HOSTSEL_NONE) {
+			r = bc_seterr(err, BC_ERR_NOENT,
+			    "no usable host (all down, backed off or tried)");
+			goto out;
+		}
+		if (choice >= 0) {
+			int t = take_slot(hl, (size_t)choice, lockdir, out, err);
+
+			if (t < 0) {
+				r = t;
+				goto out;
+			}
+			if (t == 1)
+				goto out;
+			/* another process was quicker: look again */
+			if (++races < HOSTSEL_MAX_RACES)
+				continue;
+		}
+		races = 0;
 		if (bc_now_ms() - start >= max_wait_ms) {
-			free(cand);
-			return bc_seterr(err, BC_ERR_BUSY,
+			r = bc_seterr(err, BC_ERR_BUSY,
 			    "no free slot after %lld ms",
 			    (long long)max_wait_ms);
+			goto out;
 		}
-		sleep_ms(delay);
+		waiter_open(&w, lockdir);
+		{
+			int64_t left = max_wait_ms - (bc_now_ms() - start);
+
+			waiter_sleep(&w, left < delay ? (int)(left > 0 ?
+			    left : 1) : delay);
+		}
 		delay *= 2;
 		if (delay > PICK_SLEEP_MAX_MS)
 			delay = PICK_SLEEP_MAX_MS;
 	}
+out:
+	waiter_close(&w);
+	free(cand);
+	return r;
 }
 
 int
@@ -292,7 +646,7 @@ bc_hostsel_local_slot(const char *lockdir, int nslots, int64_t max_wait_ms,
     struct bc_slot *out, char *err)
 {
 	int64_t start = bc_now_ms();
-	int delay = PICK_SLEEP_MIN_MS;
+	int delay = LOCAL_SLEEP_MIN_MS;
 
 	out->fd = -1;
 	out->host = NULL;
@@ -325,16 +679,18 @@ bc_hostsel_local_slot(const char *lockdir, int nslots, int64_t max_wait_ms,
 			    (long long)max_wait_ms);
 		sleep_ms(delay);
 		delay *= 2;
-		if (delay > PICK_SLEEP_MAX_MS)
-			delay = PICK_SLEEP_MAX_MS;
+		if (delay > LOCAL_SLEEP_MAX_MS)
+			delay = LOCAL_SLEEP_MAX_MS;
 	}
 }
 
 void
 bc_hostsel_release(struct bc_slot *s)
 {
-	if (s->fd >= 0)
+	if (s->fd >= 0) {
 		close(s->fd);
+		wake_waiters();
+	}
 	s->fd = -1;
 	s->host = NULL;
 }

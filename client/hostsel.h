@@ -16,6 +16,7 @@
 #define BC_HOSTSEL_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "common/hosts.h"
 
 struct bc_slot {
@@ -27,11 +28,43 @@ struct bc_slot {
 #define BC_SLOT_INIT { -1, NULL, 0, 0 }
 
 /*
- * Pick a host and lock one of its slots.  Order: slot index 0 of every
- * host in list order, then index 1, ...; hosts with tried[i] != 0, ,down,
- * ,auth or a fresh backoff mark are skipped.  When every candidate slot
- * is busy, sleep (10 ms doubling to 500 ms) and retry for up to
- * max_wait_ms.  lockdir is $DIR/lock (must exist).
+ * One host as the scheduler sees it (input of bc_hostsel_choose).
+ */
+struct bc_hostsel_cand {
+	int usable;		/* not down, not backed off, not tried */
+	int slots;		/* its limit */
+	int busy;		/* slots held now by any process of the user */
+	int64_t est_us;		/* observed job time (EWMA), 0 = unknown */
+};
+
+#define BC_HOSTSEL_WAIT	(-1)	/* bc_hostsel_choose: wait for a slot */
+#define BC_HOSTSEL_NONE	(-2)	/* bc_hostsel_choose: no usable host */
+
+/*
+ * The scheduling decision, a pure function.  Each usable host's expected
+ * job time is its est_us (unknown: the mean of the known ones, so a new
+ * host gets work).  Among hosts with a free slot the one with the lowest
+ * expected time wins (within 5%: the least loaded, busy/slots, then list
+ * order, so equal hosts fill breadth-first as in distcc).  The key's
+ * owner (owner >= 0) wins when it has a free slot and is at most 1.5x
+ * slower than that.  If hosts at least 1.5x faster than the best free
+ * one are all busy, waiting for them is chosen when it is expected to
+ * finish sooner: they free slots at sum(slots/est) per unit of time and
+ * `ahead` other waiters come first.  Returns a host index, BC_HOSTSEL_WAIT
+ * or BC_HOSTSEL_NONE.
+ */
+ssize_t bc_hostsel_choose(const struct bc_hostsel_cand *c, size_t n,
+    ssize_t owner, int ahead);
+
+/*
+ * Pick a host with bc_hostsel_choose and lock one of its slots (the
+ * lowest free index).  Hosts with tried[i] != 0, ,down, ,auth or a fresh
+ * backoff mark are not usable.  While waiting, the process sleeps on the
+ * FIFO $lockdir/wake, which bc_hostsel_release writes to, with a timeout
+ * of 1 ms doubling to 50 ms (for slots freed by a crash or an exec'd
+ * local compiler), for up to max_wait_ms in all; a waiter holds a byte
+ * lock in $lockdir/waiters whose offset is its place in the queue.
+ * lockdir is $DIR/lock (must exist).
  * Returns BC_OK, BC_ERR_NOENT (no candidate host at all) or BC_ERR_BUSY
  * (waited max_wait_ms).  A "localhost" entry's slot is inherited across
  * exec (no close-on-exec) so it stays taken while an exec'd compiler runs.
@@ -48,8 +81,31 @@ int bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 int bc_hostsel_local_slot(const char *lockdir, int nslots,
     int64_t max_wait_ms, struct bc_slot *out, char *err);
 
-/* Release a slot (closing the file drops the lock); safe on empty slots. */
+/* Release a slot (closing the file drops the lock) and wake processes
+ * waiting for one; safe on empty slots. */
 void bc_hostsel_release(struct bc_slot *s);
+
+/*
+ * Per-host observed job time: an EWMA of the durations of successful
+ * remote jobs (request sent to reply read), in $lockdir/perf_<kind>_<host
+ * key>, replaced by temp file + rename (a lost update among concurrent
+ * clients only loses one sample).  Values older than
+ * BC_HOSTSEL_PERF_STALE_SEC are ignored, so a host that was slow gets
+ * measured again.  get returns 0 when unknown.
+ */
+#define BC_HOSTSEL_PERF_STALE_SEC 120
+void bc_hostsel_observe(const char *lockdir, const struct bc_host *h,
+    int64_t us);
+int64_t bc_hostsel_perf_get(const char *lockdir, const struct bc_host *h);
+
+/*
+ * May a job move from host `from` (where it holds a slot) to the key's
+ * owner `to`?  Yes unless both have recorded job times and the owner's
+ * is more than 1.5x that of `from`: the affinity rule of
+ * bc_hostsel_choose, for the move after the cache lookup.
+ */
+int bc_hostsel_owner_ok(const char *lockdir, const struct bc_host *to,
+    const struct bc_host *from);
 
 /* File name (no directory) of a host's backoff mark or slot lock. */
 int bc_hostsel_backoff_name(const struct bc_host *h, char *out, size_t outlen);

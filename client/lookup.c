@@ -14,7 +14,10 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/util.h"
+#include "client/cstats.h"
+#include "client/hostsel.h"
 #include "client/lookup.h"
+#include "client/remote.h"
 #include "client/ssh.h"
 
 ssize_t
@@ -46,6 +49,51 @@ bc_lookup_owner(const struct bc_hostlist *hl, const unsigned char *cand,
 	return owner;
 }
 
+static void
+note_failed(struct bc_lookup_result *res, size_t host, int r)
+{
+	if (res->nfailed >= BC_LOOKUP_MAX_FAILED)
+		return;
+	res->failed[res->nfailed] = host;
+	res->failed_r[res->nfailed] = r;
+	res->nfailed++;
+}
+
+void
+bc_lookup_note_failed(const struct bc_hostlist *hl,
+    const struct bc_lookup_result *res, const char *lockdir,
+    int backoff_period, struct bc_cstats *stats)
+{
+	size_t i;
+
+	for (i = 0; i < res->nfailed; i++) {
+		const struct bc_host *h = &hl->v[res->failed[i]];
+		int r = res->failed_r[i];
+		const char *why = r == BC_ERR_NOENT ? "lookup-connect" :
+		    r == BC_ERR_TIMEOUT ? "lookup-timeout" : "lookup-io";
+		const char *fc = r == BC_ERR_NOENT ? "fault_connect" :
+		    bc_remote_fault_counter(r, NULL);
+
+		/* A daemon that accepted and then closed is alive: most often
+		 * it refused over its --jobs + --queue limit while many
+		 * clients looked up at once.  A backoff mark would take it
+		 * out of a busy build for a whole period; its compile
+		 * connection decides instead. */
+		bc_info("cache lookup: %s failed (%s)%s", h->spec, why,
+		    r == BC_ERR_NOENT || r == BC_ERR_TIMEOUT ?
+		    ": backing off" : "");
+		if (backoff_period > 0 && (r == BC_ERR_NOENT ||
+		    r == BC_ERR_TIMEOUT))
+			(void)bc_hostsel_backoff_mark(lockdir, h);
+		if (stats == NULL)
+			continue;
+		bc_cstats_add(stats, "host_failures", 1);
+		bc_cstats_add2(stats, "host_failure_by_reason", why, 1);
+		if (fc != NULL)
+			bc_cstats_add(stats, fc, 1);
+	}
+}
+
 int
 bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
     ssize_t owner, const char *key, int connect_timeout_ms,
@@ -57,6 +105,10 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 	size_t *order, n = 0, i;
 	int *fds, r;
 
+	/* a daemon answers a lookup at once: a slow answer costs more than
+	 * a miss, and a hung host must not hold the job */
+	if (io_timeout_ms <= 0 || io_timeout_ms > BC_LOOKUP_IO_TIMEOUT_MS)
+		io_timeout_ms = BC_LOOKUP_IO_TIMEOUT_MS;
 	memset(res, 0, sizeof(*res));
 	res->hit_host = -1;
 	bc_reply_init(rep);
@@ -83,17 +135,21 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 		const struct bc_host *h = &hl->v[order[i]];
 		struct bc_io io;
 		char e[BC_ERRLEN];
+		int rr;
 
 		fds[i] = -1;
-		if (bc_ssh_connect_host(h, connect_timeout_ms, &fds[i], e)
-		    != BC_OK) {
+		if ((rr = bc_ssh_connect_host(h, connect_timeout_ms, &fds[i],
+		    e)) != BC_OK) {
 			bc_debug("cache lookup on %s: %s", h->spec, e);
+			note_failed(res, order[i], rr == BC_ERR_TIMEOUT ?
+			    BC_ERR_TIMEOUT : BC_ERR_NOENT);
 			fds[i] = -1;
 			continue;
 		}
 		bc_io_init(&io, fds[i], fds[i], io_timeout_ms);
-		if (bc_io_write_buf(&io, &out, e) != BC_OK) {
+		if ((rr = bc_io_write_buf(&io, &out, e)) != BC_OK) {
 			bc_debug("cache lookup on %s: %s", h->spec, e);
+			note_failed(res, order[i], rr);
 			close(fds[i]);
 			fds[i] = -1;
 			continue;
@@ -123,6 +179,9 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 		close(fds[i]);
 		if (rr != BC_OK) {
 			bc_debug("cache lookup on %s: %s", h->spec, e);
+			/* a refusal (older daemon) is an answer, not a fault */
+			if (rr != BC_ERR_DENIED && rr != BC_ERR_BUSY)
+				note_failed(res, order[i], rr);
 			continue;
 		}
 		if (rep->miss) {

@@ -17,14 +17,25 @@
 #include "common/hosts.h"
 #include "common/proto.h"
 
+/* Per-step limit for reading a lookup answer (a lower DISTCC_IO_TIMEOUT
+ * wins): a daemon answers at once, a hung one must not hold the job. */
+#define BC_LOOKUP_IO_TIMEOUT_MS 5000
+
 /* Host index of the owner of key among hosts with cand[i] != 0, or -1. */
 ssize_t bc_lookup_owner(const struct bc_hostlist *hl,
     const unsigned char *cand, const char *key);
+
+#define BC_LOOKUP_MAX_FAILED 8	/* failed hosts noted per lookup */
 
 struct bc_lookup_result {
 	size_t asked;		/* hosts the lookup reached */
 	ssize_t hit_host;	/* host index of the hit, -1 = miss */
 	unsigned long long sent, received;	/* bytes */
+	/* hosts that could not be asked or did not answer (dead, cut off,
+	 * hung), for bc_lookup_note_failed */
+	size_t nfailed;
+	size_t failed[BC_LOOKUP_MAX_FAILED];
+	int failed_r[BC_LOOKUP_MAX_FAILED];	/* BC_ERR_* */
 };
 
 /*
@@ -37,5 +48,16 @@ int bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
     ssize_t owner, const char *key, int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err);
+
+/*
+ * After a fan-out: give each host that failed a backoff mark (so the
+ * next jobs neither ask nor send to it) and count the fault in stats
+ * (host_failures, host_failure_by_reason:lookup-<reason>, fault_*).
+ * A dead or hung host would otherwise cost every job a lookup timeout.
+ */
+struct bc_cstats;
+void bc_lookup_note_failed(const struct bc_hostlist *hl,
+    const struct bc_lookup_result *res, const char *lockdir,
+    int backoff_period, struct bc_cstats *stats);
 
 #endif

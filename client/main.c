@@ -41,6 +41,7 @@
 #include "client/lookup.h"
 #include "client/remote.h"
 #include "client/pump.h"
+#include "client/pumpx.h"
 #include "client/ssh.h"
 #include "client/xcode.h"
 
@@ -545,6 +546,8 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
 	    j->cfg->io_timeout * 1000, &rep, &res, err);
 	free(cand);
+	bc_lookup_note_failed(hl, &res, j->cfg->lockdir,
+	    j->cfg->backoff_period, &j->stats);
 	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
 	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
 	if (r != BC_OK) {
@@ -569,6 +572,74 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 	bc_reply_free(&rep);
 	bc_cstats_add(&j->stats, "cache_hits", 1);
 	direct_record(j, doti);
+	*rc = 0;
+	return 1;
+}
+
+/*
+ * cache_lookup for a BOLT pump job: the key is computed from the scan's
+ * manifest (names and content hashes, cache/key.h) exactly as the daemon
+ * will compute it, so nothing is preprocessed.  Sets p->flags for the
+ * pump request.  Returns 1 with *rc set if a hit was written out.
+ */
+static int
+pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
+    size_t here, ssize_t *owner, int *inl, int *rc)
+{
+	struct bc_lookup_result res;
+	struct bc_reply rep;
+	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	unsigned char *cand;
+	size_t i, ncand = 0;
+	int r;
+
+	*owner = -1;
+	*inl = 0;
+	if (!job_identity(j) || bc_cpumpx_key(p, j->ident, key) != BC_OK)
+		return 0;
+	cand = cache_candidates(j, hl);
+	*owner = bc_lookup_owner(hl, cand, key);
+	if (*owner < 0) {
+		free(cand);
+		return 0;
+	}
+	bc_cstats_add(&j->stats, "cache_lookups", 1);
+	for (i = 0; i < hl->n; i++)
+		ncand += cand[i];
+	if (ncand == 1 && (size_t)*owner == here) {
+		/* the pump request itself is the lookup (FLAG_HIT_MARK) */
+		free(cand);
+		*inl = 1;
+		p->flags = BC_FLAG_HIT_MARK;
+		return 0;
+	}
+	p->flags = BC_FLAG_LOOKED_UP;
+	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
+	    j->cfg->io_timeout * 1000, &rep, &res, err);
+	free(cand);
+	bc_lookup_note_failed(hl, &res, j->cfg->lockdir,
+	    j->cfg->backoff_period, &j->stats);
+	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
+	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
+	if (r != BC_OK) {
+		bc_debug("cache: %.16s: %s", key, err);
+		bc_cstats_add(&j->stats, "cache_misses", 1);
+		return 0;
+	}
+	bc_debug("cache hit %.16s (pump) on %s for %s", key,
+	    host_label(&hl->v[res.hit_host]), j->plan.source);
+	r = write_outputs(j, &rep, err);
+	if (r == BC_OK)
+		r = bc_cpump_write_deps(p, &rep, err);
+	if (r != BC_OK) {
+		bc_reply_free(&rep);
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		*rc = BC_EXIT_IO_ERROR;
+		return 1;
+	}
+	replay_reply(j, &rep);
+	bc_reply_free(&rep);
+	bc_cstats_add(&j->stats, "cache_hits", 1);
 	*rc = 0;
 	return 1;
 }
@@ -607,6 +678,8 @@ direct_lookup(struct job *j, const struct bc_hostlist *hl, int *rc)
 	r = bc_lookup_fanout(hl, cand, owner, key, BC_CONNECT_TIMEOUT_MS,
 	    j->cfg->io_timeout * 1000, &rep, &res, err);
 	free(cand);
+	bc_lookup_note_failed(hl, &res, j->cfg->lockdir,
+	    j->cfg->backoff_period, &j->stats);
 	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
 	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
 	if (r != BC_OK || (j->plan.dia_file != NULL &&
@@ -645,7 +718,8 @@ out:
 }
 
 /* After a miss: move the job to the key's owner if it has a free slot
- * now, so that the next client finds the result where it looks first. */
+ * now (and is not much slower), so that the next client finds the result
+ * where it looks first. */
 static void
 prefer_owner(struct job *j, const struct bc_hostlist *hl, size_t owner,
     unsigned char *tried, struct bc_slot *slot)
@@ -656,7 +730,8 @@ prefer_owner(struct job *j, const struct bc_hostlist *hl, size_t owner,
 
 	memset(only, 1, hl->n);
 	only[owner] = 0;
-	if (bc_hostsel_pick(hl, j->cfg->lockdir, only, j->cfg->backoff_period,
+	if (bc_hostsel_owner_ok(j->cfg->lockdir, &hl->v[owner], slot->host) &&
+	    bc_hostsel_pick(hl, j->cfg->lockdir, only, j->cfg->backoff_period,
 	    0, &os, err) == BC_OK) {
 		bc_debug("sending to the key's owner %s", host_label(os.host));
 		tried[slot->host_index] = 0;
@@ -732,6 +807,7 @@ run_remote(struct job *j)
 		const struct bc_host *h;
 		const char *why = NULL;
 		int proto = 1, st, pumping = 0;
+		int64_t sent_at;	/* job time for host choice */
 
 		r = bc_hostsel_pick(&hl, cfg->lockdir, tried,
 		    cfg->backoff_period, (int64_t)cfg->io_timeout * 1000,
@@ -774,19 +850,23 @@ run_remote(struct job *j)
 			continue;
 		}
 
-		if (!cpp_done && !looked_up && proto == BC_PROTO_BOLT &&
-		    cfg->cache && direct_lookup(j, &hl, &rc)) {
-			bc_hostsel_release(&slot);
-			goto out;
-		}
-		/* ",cpp": pump mode (protocol 3, or BOLT pump on a boltccd)
-		 * when the scanner allows, else plain mode for this job */
+		/* ",cpp": pump mode (protocol 3, or BOLT pump on a boltccd:
+		 * the default unless ",plain" or BOLTCC_PUMP=0) when the
+		 * scanner allows, else plain mode for this job */
 		pumping = (proto == 3 || (proto == BC_PROTO_BOLT &&
-		    h->protocol == 3)) && bc_cpump_try(&pump, &pump_state,
+		    (h->protocol == 3 || (cfg->pump && !h->plain)))) &&
+		    bc_cpump_try(&pump, &pump_state,
 		    &j->plan, &j->argv, j->compiler_path, cfg->cwd,
 		    cfg->statedir, proto == BC_PROTO_BOLT, &j->stats);
 		if (proto == 3 && !pumping)
 			proto = 2;
+		/* direct mode is plain mode's (a pump key needs no cpp) */
+		if (!pumping && !cpp_done && !looked_up &&
+		    proto == BC_PROTO_BOLT && cfg->cache &&
+		    direct_lookup(j, &hl, &rc)) {
+			bc_hostsel_release(&slot);
+			goto out;
+		}
 		if (!cpp_done && !pumping) {
 			j->cpp_start = (int64_t)time(NULL);
 			r = run_cpp(j, &doti, &st, err);
@@ -830,10 +910,12 @@ run_remote(struct job *j)
 			}
 		}
 
-		if (!looked_up && proto == BC_PROTO_BOLT && cfg->cache &&
-		    !pumping) {
+		if (!looked_up && proto == BC_PROTO_BOLT && cfg->cache) {
 			looked_up = 1;
-			if (cache_lookup(j, &hl, &doti, slot.host_index, ident,
+			ident[0] = '\0';
+			if (pumping ? pump_lookup(j, &hl, &pump,
+			    slot.host_index, &owner, &inline_lookup, &rc) :
+			    cache_lookup(j, &hl, &doti, slot.host_index, ident,
 			    &owner, &inline_lookup, &rc)) {
 				bc_hostsel_release(&slot);
 				goto out;
@@ -859,7 +941,9 @@ run_remote(struct job *j)
 		rj.doti_len = bc_buf_len(&doti);
 		rj.connect_timeout_ms = BC_CONNECT_TIMEOUT_MS;
 		rj.io_timeout_ms = cfg->io_timeout * 1000;
+		rj.statedir = cfg->statedir;
 		bc_reply_init(&rep);
+		sent_at = bc_now_ms();
 		r = pumping ? bc_cpump_compile(&pump, h, proto,
 		    rj.connect_timeout_ms, rj.io_timeout_ms, &rep, &counts,
 		    &why, err) : bc_remote_compile(&rj, &rep, &counts, &why, err);
@@ -883,7 +967,7 @@ run_remote(struct job *j)
 			dia_skipped = 1;
 			continue;
 		}
-		if (inline_lookup == 1 && !pumping) {
+		if (inline_lookup == 1) {
 			/* the compile request was the lookup: count it once */
 			inline_lookup = 2;
 			bc_cstats_add(&j->stats, rep.cache_hit ? "cache_hits" :
@@ -901,10 +985,16 @@ run_remote(struct job *j)
 			}
 			replay_reply(j, &rep);
 			bc_hostsel_backoff_clear(cfg->lockdir, h);
-			if (!rep.cache_hit)
+			if (!rep.cache_hit) {
 				bc_cstats_add(&j->stats, "jobs_remote_ok", 1);
+				if (host_failed)	/* after a fault */
+					bc_cstats_add(&j->stats,
+					    "retries_other_host", 1);
+				bc_hostsel_observe(cfg->lockdir, h,
+				    (bc_now_ms() - sent_at) * 1000);
+			}
 			bc_reply_free(&rep);
-			if (proto == BC_PROTO_BOLT && looked_up)
+			if (proto == BC_PROTO_BOLT && looked_up && !pumping)
 				direct_record(j, &doti);
 			rc = 0;
 			goto out;
@@ -962,6 +1052,9 @@ host_failure:
 		if (bc_ssh_explain(h, err) > 0)	/* ssh: the remote side's why */
 			why = "ssh-remote-command";
 		bc_cstats_add(&j->stats, "host_failures", 1);
+		if (bc_remote_fault_counter(r, why) != NULL)
+			bc_cstats_add(&j->stats, bc_remote_fault_counter(r,
+			    why), 1);
 		bc_cstats_add2(&j->stats, "host_failure_by_reason", why, 1);
 		/* A boltccd that refused this one job (EROR: policy, busy)
 		 * is alive and serves other jobs: no backoff mark. */
@@ -1658,6 +1751,7 @@ main(int argc, char **argv)
 	bc_cconf_load(&cfg);
 	setup_log(&cfg);
 	bc_ssh_configure(cfg.dir_ok ? cfg.dir : NULL);
+	bc_ssh_set_argv0(argc > 0 ? argv[0] : NULL);	/* finds boltcc-ssh */
 	job_init(&j, &cfg);
 	bc_local_self_init(&j.self, argc > 0 ? argv[0] : NULL, cfg.path_env);
 

@@ -545,6 +545,7 @@ bc_cpump_try(struct bc_cpump *p, int *state, const struct bc_plan *plan,
 		if (r == BC_OK) {
 			*state = 1;
 			p->stats = stats;
+			p->statedir = statedir;
 			bc_debug("pump: %zu files, %zu entries, scan %llu us",
 			    p->nfiles, p->n, (unsigned long long)p->scan_us);
 		} else {

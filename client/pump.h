@@ -59,7 +59,9 @@ struct bc_cpump {
 	char *dep_file;
 	int dep_style;			/* enum bc_deps_style, 0 = keep */
 	int hashed;			/* hashes filled (for_bolt) */
+	uint32_t flags;			/* BOLT pump FLAG (cache bits) */
 	struct bc_cstats *stats;	/* counters of the job, or NULL */
+	const char *statedir;		/* heartbeat memory (remote.h) */
 };
 
 void bc_cpump_init(struct bc_cpump *p);

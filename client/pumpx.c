@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/key.h"
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/io.h"
@@ -18,16 +19,74 @@
 #include "client/pumpx.h"
 #include "client/ssh.h"
 
+/* The DIRM name of a marker entry (the directory itself), malloc'd. */
+static char *
+marker_dir(const char *name)
+{
+	size_t nl = strlen(name), ml = strlen("/" BC_CPUMP_MARKER);
+
+	return nl > ml ? xstrndup(name, nl - ml) : xstrdup("/");
+}
+
+int
+bc_cpumpx_key(const struct bc_cpump *p, const char *identity,
+    char out[BC_HASH_HEXLEN + 1])
+{
+	struct bc_cache_pump_ent *v = xcalloc(p->n > 0 ? p->n : 1, sizeof(*v));
+	struct bc_cache_pump_in in;
+	char **dirs = xcalloc(p->n > 0 ? p->n : 1, sizeof(*dirs));
+	size_t i;
+	int r = BC_OK;
+
+	for (i = 0; i < p->n; i++) {
+		const struct bc_cpump_ent *e = &p->v[i];
+
+		v[i].name = e->name;
+		switch (e->kind) {
+		case BC_CPUMP_LINK:
+			v[i].kind = BC_CACHE_PUMP_LINK;
+			v[i].target = e->target;
+			break;
+		case BC_CPUMP_MARKER_FILE:
+			v[i].kind = BC_CACHE_PUMP_DIR;
+			v[i].name = dirs[i] = marker_dir(e->name);
+			break;
+		default:
+			v[i].kind = BC_CACHE_PUMP_FILE;
+			v[i].hash = e->hash;
+			if (!e->has_hash)
+				r = BC_ERR_INVAL;
+			break;
+		}
+	}
+	if (r == BC_OK) {
+		memset(&in, 0, sizeof(in));
+		in.identity = identity;
+		in.argv = p->argv.v;
+		in.argc = p->argv.n;
+		in.cwd = p->cwd;
+		in.flags = p->flags;
+		in.ents = v;
+		in.n = p->n;
+		bc_cache_pump_key(&in, out);
+	}
+	for (i = 0; i < p->n; i++)
+		free(dirs[i]);
+	free(dirs);
+	free(v);
+	return r;
+}
+
 static int
 encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
 {
-	size_t i, ml = strlen("/" BC_CPUMP_MARKER);
+	size_t i;
 	int r;
 
-	r = bc_pumpx_write_head(out, 0, p->cwd, &p->argv, p->n, err);
+	r = bc_pumpx_write_head(out, p->flags | BC_FLAG_HEARTBEAT, p->cwd,
+	    &p->argv, p->n, err);
 	for (i = 0; r == BC_OK && i < p->n; i++) {
 		const struct bc_cpump_ent *e = &p->v[i];
-		size_t nl = strlen(e->name);
 
 		switch (e->kind) {
 		case BC_CPUMP_LINK:
@@ -35,8 +94,7 @@ encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
 			break;
 		case BC_CPUMP_MARKER_FILE: {
 			/* the directory itself: DIRM */
-			char *d = nl > ml ? xstrndup(e->name, nl - ml) :
-			    xstrdup("/");
+			char *d = marker_dir(e->name);
 
 			r = bc_pumpx_write_dir(out, d, err);
 			free(d);
@@ -102,7 +160,7 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 	size_t k = 0;
 	uint64_t plain = 0;
 	char *errmsg = NULL;
-	int fd = -1, r;
+	int fd = -1, r, beat;
 
 	*why = "io";
 	counts->sent = counts->received = 0;
@@ -119,8 +177,15 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 		return r;
 	}
 	bc_io_init(&io, fd, fd, io_timeout_ms);
+	/* heartbeats (doc/PROTOCOL.md): short limit once the host beats */
+	io.beat_timeout_ms = io_timeout_ms > 0 &&
+	    io_timeout_ms < BC_BEAT_TIMEOUT_MS ? io_timeout_ms :
+	    BC_BEAT_TIMEOUT_MS;
+	beat = bc_remote_beat_known(p->statedir, h);
 	r = bc_io_write_buf(&io, &out, err);
 	bc_buf_reset(&out);
+	if (r == BC_OK && beat != 0)
+		io.io_timeout_ms = io.beat_timeout_ms;
 	if (r == BC_OK)
 		r = bc_pumpx_read_need(&io, p->n, &need, &k, &errmsg, err);
 	if (r == BC_OK) {
@@ -133,7 +198,10 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 	rep->proto = BC_PROTO_BOLT;
 	if (r == BC_OK)
 		r = bc_pumpx_read_reply(&io, &rep->status, &rep->serr,
-		    &rep->sout, &rep->doto, &rep->dotd, &errmsg, err);
+		    &rep->sout, &rep->doto, &rep->dotd, &rep->cache_hit,
+		    &errmsg, err);
+	if (io.beats > 0 && beat != 1)
+		bc_remote_beat_remember(p->statedir, h);
 	counts->sent = io.bytes_out;
 	counts->received = io.bytes_in;
 	close(fd);

@@ -46,6 +46,65 @@ bc_remote_reason(int r)
 	}
 }
 
+const char *
+bc_remote_fault_counter(int r, const char *why)
+{
+	if (why != NULL && strcmp(why, "connect-timeout") == 0)
+		return "fault_timeouts";
+	if (why != NULL && (strcmp(why, "connect") == 0 ||
+	    strcmp(why, "probe-connect") == 0))
+		return r == BC_ERR_TIMEOUT ? "fault_timeouts" : "fault_connect";
+	switch (r) {
+	case BC_ERR_TIMEOUT:
+		return "fault_timeouts";
+	case BC_ERR_EOF:
+	case BC_ERR_TRUNCATED:
+	case BC_ERR_IO:
+		return "fault_conn_reset";
+	default:
+		return NULL;
+	}
+}
+
+/* $DIR/state/beat_<host>: the host sent heartbeats within the hour. */
+static int
+beat_path(const char *statedir, const struct bc_host *h, char *out,
+    size_t outlen)
+{
+	char key[512];
+	int n;
+
+	if (statedir == NULL ||
+	    bc_hostsel_host_key(h, key, sizeof(key)) != BC_OK)
+		return BC_ERR_LIMIT;
+	n = snprintf(out, outlen, "%s/beat_%s", statedir, key);
+	return n >= 0 && (size_t)n < outlen ? BC_OK : BC_ERR_LIMIT;
+}
+
+int
+bc_remote_beat_known(const char *statedir, const struct bc_host *h)
+{
+	char path[4096];
+	struct stat st;
+	time_t now = time(NULL);
+
+	if (beat_path(statedir, h, path, sizeof(path)) != BC_OK ||
+	    stat(path, &st) != 0 || st.st_mtime > now + 60 ||
+	    st.st_mtime + BC_PROBE_TTL_SEC < now)
+		return 0;
+	return st.st_mtime + BC_PROBE_TTL_SEC / 2 < now ? 2 : 1;
+}
+
+void
+bc_remote_beat_remember(const char *statedir, const struct bc_host *h)
+{
+	char path[4096];
+
+	if (beat_path(statedir, h, path, sizeof(path)) == BC_OK &&
+	    bc_write_file_atomic(path, "beat\n", 5, 0644, NULL) != BC_OK)
+		bc_debug("cannot write %s", path);
+}
+
 int
 bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
     struct bc_remote_counts *counts, const char **why, char *err)
@@ -53,7 +112,7 @@ bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 	struct bc_request req;
 	struct bc_buf out;
 	struct bc_io io;
-	int fd = -1, r;
+	int fd = -1, r, beat = 0;
 
 	*why = "io";
 	counts->sent = counts->received = 0;
@@ -68,6 +127,8 @@ bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 	req.proto = job->proto;
 	req.kind = BC_RQST_COMPILE;
 	req.flags = job->flags;
+	if (job->proto == BC_PROTO_BOLT)
+		req.flags |= BC_FLAG_HEARTBEAT;
 	if (job->proto == BC_PROTO_BOLT && job->cwd != NULL)
 		req.cwd = xstrdup(job->cwd);
 	if (job->proto == BC_PROTO_BOLT && job->identity != NULL)
@@ -89,11 +150,20 @@ bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 	}
 
 	bc_io_init(&io, fd, fd, job->io_timeout_ms);
+	if (job->proto == BC_PROTO_BOLT)
+		io.beat_timeout_ms = job->io_timeout_ms > 0 &&
+		    job->io_timeout_ms < BC_BEAT_TIMEOUT_MS ?
+		    job->io_timeout_ms : BC_BEAT_TIMEOUT_MS;
 	r = bc_io_write_buf(&io, &out, err);
 	bc_buf_free(&out);
+	if (r == BC_OK && io.beat_timeout_ms > 0 &&
+	    (beat = bc_remote_beat_known(job->statedir, job->host)) != 0)
+		io.io_timeout_ms = io.beat_timeout_ms;
 	if (r == BC_OK)
 		r = bc_proto_read_reply(&io, job->proto, BC_RQST_COMPILE, rep,
 		    err);
+	if (rep->beats > 0 && beat != 1)
+		bc_remote_beat_remember(job->statedir, job->host);
 	counts->sent = io.bytes_out;
 	counts->received = io.bytes_in;
 	close(fd);
@@ -139,6 +209,9 @@ bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
 		close(fd);
 		return r;
 	}
+	/* a boltccd answers HELLO at once: silence is a hung host */
+	if (io_timeout_ms <= 0 || io_timeout_ms > BC_PROBE_IO_TIMEOUT_MS)
+		io_timeout_ms = BC_PROBE_IO_TIMEOUT_MS;
 	bc_io_init(&io, fd, fd, io_timeout_ms);
 	bc_reply_init(&rep);
 	r = bc_io_write_buf(&io, &out, perr);

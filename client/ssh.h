@@ -2,12 +2,15 @@
  * ssh.h - SSH hosts (@host, user@host[/N][:command]) over libssh2.
  *
  * A job on an SSH host gets one file descriptor, exactly like a TCP
- * connection: the far end is the stdin/stdout of `boltccd --inetd` (or
- * the host entry's command followed by --inetd) on a channel of an SSH
- * session.  Sessions live in a per-user helper process (sshmux.c) that
- * keeps them open across jobs and relays bytes between each channel and
- * a socket it hands to the client with SCM_RIGHTS; if the helper cannot
- * run, a private helper serves just this job.  See doc/ssh.md.
+ * connection: the far end is a stream of the host's `boltccd --mux`
+ * channel (a host known to be boltccd; common/mux.h), or the
+ * stdin/stdout of `... --inetd` on a channel of its own.  Sessions live
+ * in a per-user helper process, the separate executable boltcc-ssh
+ * (sshhelper.c, sshmux.c, ssh.c: the only code that links libssh2), which
+ * keeps them open across jobs and hands the client a socket with
+ * SCM_RIGHTS; boltcc's side (sshclient.c) resolves the host and asks it.
+ * If the shared helper cannot run, a private one serves just this job.
+ * See doc/ssh.md.
  *
  * Security: the server's key must be in known_hosts (ssh's files or
  * those named in ~/.ssh/config); an unknown key is refused unless
@@ -22,6 +25,10 @@
 #include "common/util.h"
 
 #define BC_SSH_DEFAULT_COMMAND "boltccd"
+#define BC_SSH_HELPER_NAME "boltcc-ssh"	/* the helper executable */
+#ifndef BC_SSH_HELPER_DIR
+#define BC_SSH_HELPER_DIR "/usr/local/libexec/boltcc"	/* the build sets it */
+#endif
 #define BC_SSH_IDLE_SEC 120		/* helper / idle session lifetime */
 #define BC_SSH_MAX_REQUEST 16384	/* helper request size */
 #define BC_SSH_MAX_STDERR 2048		/* remote stderr kept for messages */
@@ -33,7 +40,8 @@ struct bc_ssh_target {
 	char *hostname;		/* after HostName */
 	int port;
 	char *user;
-	char *command;		/* full remote command line */
+	char *command;		/* full remote command line (--inetd) */
+	char *mux_command;	/* the same with --mux; NULL: no mux */
 	struct bc_strv identities;	/* expanded key files (may not exist) */
 	struct bc_strv known_hosts;	/* expanded known_hosts files */
 	char *agent;		/* agent socket path, or NULL = no agent */
@@ -49,6 +57,9 @@ void bc_ssh_target_free(struct bc_ssh_target *t);
  * BOLTCC_SSH_KEY, BOLTCC_SSH_IDLE).
  */
 void bc_ssh_configure(const char *statedir);
+/* argv[0] of boltcc, to find the helper next to it where the OS cannot
+ * tell the executable's path (client/exepath.h). */
+void bc_ssh_set_argv0(const char *argv0);
 
 /*
  * Resolve a host entry (kind BC_HOST_SSH) against ~/.ssh/config and the
@@ -79,7 +90,7 @@ int bc_ssh_explain(const struct bc_host *h, char *err);
 /* SHA256:base64 fingerprint of a key blob, as ssh prints it. */
 void bc_ssh_fingerprint(const unsigned char *sha256, char *out, size_t outlen);
 
-/* --- used by the helper (sshmux.c) ---------------------------------- */
+/* --- used by the helper (boltcc-ssh: ssh.c, sshmux.c) ---------------- */
 
 struct bc_ssh_sess;
 
@@ -104,5 +115,8 @@ void *bc_ssh_sess_handle(const struct bc_ssh_sess *s);
  * client (or -1).  Returns when idle (listen) or when its one client is
  * done.  Never returns an error to a job's client except on the wire. */
 void bc_sshmux_run(int listen_fd, int client_fd, int idle_sec);
+/* The shared helper: one per $DIR/ssh through helper.lock; serves
+ * helper.sock until idle_sec without a job.  Exit code. */
+int bc_sshmux_serve_dir(const char *dir, int idle_sec);
 
 #endif

@@ -1,29 +1,36 @@
 /*
- * sshmux.c - SSH session reuse: a per-user helper process that holds
- * libssh2 sessions open across jobs, and the client side that asks it for
- * a channel.
+ * sshmux.c - the SSH helper process (the boltcc-ssh executable): holds
+ * libssh2 sessions open across jobs and hands each job a socket.
+ * The boltcc side that starts it and asks it for connections is
+ * sshclient.c.
  *
  * The helper listens on $DIR/ssh/helper.sock (directory 0700, owner
  * checked by the client).  A client sends one request (the resolved
- * target as "key value" lines, sshconf/ssh.c) and gets back "OK\n" with
+ * target as "key value" lines, sshclient.c) and gets back "OK\n" with
  * one end of a socketpair attached (SCM_RIGHTS), or "ERR code message\n".
- * The helper relays bytes between that socketpair and a channel running
- * the remote command, and when the channel ends writes
- * "EXIT status signal stderr\n" (or "LOST message\n") on the request
- * connection, which the client reads only to explain a failure.
+ * When the job's stream ends the helper writes "EXIT status signal
+ * stderr\n" (or "LOST message\n") on the request connection, which the
+ * client reads only to explain a failure.
  *
- * One session carries one channel at a time: libssh2's transport keeps a
- * single pending outgoing packet per session, so channels sharing a
- * session cannot be driven independently in non-blocking mode.  The
- * helper therefore keeps a small pool of sessions per target (as many as
- * there were concurrent jobs) and reuses idle ones; the handshake and
- * authentication are paid once per pool slot, not per job.  Opening a
- * session is done blocking (bounded by the connect timeout); relaying is
- * non-blocking with one poll() loop.  The helper exits after
- * BOLTCC_SSH_IDLE seconds (default 120) without a job.
+ * Hosts known to be boltccd (the request has a mux_command): ONE channel
+ * per session runs `boltccd --mux`, and every job is a stream of it
+ * (common/mux.c); concurrent jobs share the channel, so the remote
+ * user's shell and boltccd start once per session, not once per job.
+ * If the remote does not greet in the mux protocol (a stock distccd, an
+ * older boltccd), the target is remembered as such for the helper's
+ * lifetime and its jobs get a channel each, as below.
  *
- * If the helper cannot run (no state dir, socket path too long), the
- * client forks a private helper for the one job: same code, no reuse.
+ * Other hosts: a channel per job running `... --inetd`, relayed to the
+ * job's socket.  libssh2's transport keeps a single pending outgoing
+ * packet per session, so channels sharing a session cannot be driven
+ * independently in non-blocking mode: those sessions carry one channel
+ * at a time, from a small pool per target (as many as there were
+ * concurrent jobs).
+ *
+ * Opening a session and reading the mux greeting are blocking (bounded
+ * by the connect timeout); relaying is non-blocking with one poll()
+ * loop.  The shared helper exits after BOLTCC_SSH_IDLE seconds (default
+ * 120) without a job.
  */
 #include "config.h"
 
@@ -47,12 +54,10 @@
 #include "common/err.h"
 #include "common/io.h"
 #include "common/log.h"
+#include "common/mux.h"
 #include "common/util.h"
 #include "client/ssh.h"
 
-extern char *bc_ssh_g_statedir;
-extern int bc_ssh_g_idle;
-extern char *bc_ssh_g_helper_log;
 
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0	/* macOS: SIGPIPE is ignored by boltcc and the helper */
@@ -64,6 +69,21 @@ extern char *bc_ssh_g_helper_log;
 #define MUX_DRAIN_MS 15000	/* remote must end this long after the
 				 * client left */
 #define MUX_IO_TIMEOUT_MS (600 * 1000)
+#define MUX_GREETING_MS 15000	/* remote shell + boltccd --mux start */
+#define MUX_MAX_NOMUX 64	/* targets remembered as not speaking mux */
+
+/* One session whose single channel runs `boltccd --mux`. */
+struct mchan {
+	struct bc_ssh_sess *ss;
+	char *key;
+	char *label;
+	LIBSSH2_CHANNEL *ch;
+	struct bc_mux mux;
+	char serr[BC_SSH_MAX_STDERR];
+	size_t serr_len;
+	int64_t idle_since;
+	uint64_t jobs;
+};
 
 struct msess {
 	struct bc_ssh_sess *ss;
@@ -72,7 +92,7 @@ struct msess {
 	int64_t idle_since;
 };
 
-enum { C_READING, C_RUNNING, C_DONE };
+enum { C_READING, C_RUNNING, C_MUXED, C_DONE };
 
 struct mconn {
 	int state;
@@ -90,6 +110,8 @@ struct mconn {
 	size_t serr_len;
 	int client_eof, sent_eof, shut_wr, closing;
 	int64_t last_io, client_gone_at;
+	struct mchan *mc;		/* C_MUXED: the channel and stream */
+	struct bc_mux_stream *st;
 };
 
 struct mux {
@@ -97,6 +119,10 @@ struct mux {
 	size_t nc;
 	struct msess *s[MUX_MAX_SESSIONS];
 	size_t ns;
+	struct mchan *mc[MUX_MAX_SESSIONS];
+	size_t nmc;
+	char *nomux[MUX_MAX_NOMUX];
+	size_t nnomux;
 };
 
 static void
@@ -400,6 +426,372 @@ send_fd(int ctl, int fd)
 	return w == 3 ? BC_OK : BC_ERR_IO;
 }
 
+/* --------------------------------------------------------------------- */
+/* multiplexed channels (boltccd --mux) */
+
+static int
+nomux_has(const struct mux *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->nnomux; i++)
+		if (strcmp(m->nomux[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+nomux_add(struct mux *m, const char *key)
+{
+	if (nomux_has(m, key))
+		return;
+	if (m->nnomux == MUX_MAX_NOMUX) {
+		free(m->nomux[0]);
+		memmove(m->nomux, m->nomux + 1, (MUX_MAX_NOMUX - 1) *
+		    sizeof(m->nomux[0]));
+		m->nnomux--;
+	}
+	m->nomux[m->nnomux++] = xstrdup(key);
+}
+
+static void
+mchan_stderr(struct mchan *mc)
+{
+	char tmp[4096];
+	ssize_t n;
+
+	while ((n = libssh2_channel_read_stderr(mc->ch, tmp, sizeof(tmp))) >
+	    0) {
+		size_t k = (size_t)n;
+
+		if (k > sizeof(mc->serr) - mc->serr_len)
+			k = sizeof(mc->serr) - mc->serr_len;
+		memcpy(mc->serr + mc->serr_len, tmp, k);
+		mc->serr_len += k;
+	}
+}
+
+/* Tell a stream's client how it ended (best effort) and forget it. */
+static void
+conn_stream_end(struct mconn *c, const char *lost)
+{
+	char line[BC_ERRLEN + 16], esc[BC_ERRLEN / 2];
+
+	if (lost != NULL) {
+		bc_log_escape(lost, strlen(lost), esc, sizeof(esc));
+		snprintf(line, sizeof(line), "LOST %s\n", esc);
+		bc_debug("ssh helper: stream failed: %s", esc);
+	} else
+		snprintf(line, sizeof(line), "EXIT 0 - \n");
+	ctl_send(c->ctl, line);
+	c->st = NULL;
+	c->mc = NULL;
+	c->state = C_DONE;
+}
+
+static void
+mchan_free(struct mux *m, struct mchan *mc, int polite)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmc; i++)
+		if (m->mc[i] == mc) {
+			m->mc[i] = m->mc[--m->nmc];
+			break;
+		}
+	bc_mux_free(&mc->mux);	/* closes the streams' sockets */
+	bc_ssh_sess_close(mc->ss, polite);	/* frees the channel */
+	free(mc->key);
+	free(mc->label);
+	free(mc);
+}
+
+/* The channel failed: every stream on it is a host failure. */
+static void
+mchan_fail(struct mux *m, struct mchan *mc, const char *why)
+{
+	char msg[BC_ERRLEN];
+	size_t i;
+
+	if (mc->ch != NULL && libssh2_channel_eof(mc->ch)) {
+		int st = libssh2_channel_get_exit_status(mc->ch);
+		char *sig = NULL;
+		size_t siglen = 0;
+
+		(void)libssh2_channel_get_exit_signal(mc->ch, &sig, &siglen,
+		    NULL, NULL, NULL, NULL);
+		mchan_stderr(mc);
+		while (mc->serr_len > 0 && (mc->serr[mc->serr_len - 1] ==
+		    '\n' || mc->serr[mc->serr_len - 1] == '\r'))
+			mc->serr_len--;
+		if (sig != NULL && siglen > 0)
+			snprintf(msg, sizeof(msg), "%s: %s (killed by signal "
+			    "%.30s) %.*s", mc->label, why, sig,
+			    (int)mc->serr_len, mc->serr);
+		else
+			snprintf(msg, sizeof(msg), "%s: %s (exit status %d) "
+			    "%.*s", mc->label, why, st, (int)mc->serr_len,
+			    mc->serr);
+		if (sig != NULL)
+			libssh2_free(bc_ssh_sess_handle(mc->ss), sig);
+	} else
+		snprintf(msg, sizeof(msg), "%s: %s", mc->label, why);
+	bc_debug("ssh helper: mux channel failed: %s", msg);
+	for (i = 0; i < mc->mux.ns; i++) {
+		struct bc_mux_stream *st = mc->mux.s[i];
+
+		if (st->user != NULL)
+			conn_stream_end(st->user, msg);
+		st->user = NULL;
+	}
+	mchan_free(m, mc, 0);
+}
+
+/* Open a session with one channel running the mux command and read the
+ * greeting (blocking, bounded).  NULL with err; *nomux = 1 when the
+ * remote ran but does not speak the mux protocol. */
+static struct mchan *
+mchan_open(struct mux *m, const struct bc_ssh_target *t, const char *key,
+    int *nomux, char *err)
+{
+	struct bc_ssh_sess *ss;
+	struct mchan *mc;
+	LIBSSH2_SESSION *s;
+	void *chp = NULL;
+	int64_t deadline;
+	char e[BC_ERRLEN];
+	int r;
+
+	*nomux = 0;
+	r = bc_ssh_sess_open(t, &ss, err);
+	if (r != BC_OK)
+		return NULL;
+	r = bc_ssh_sess_exec(ss, t->mux_command, t->timeout_ms, &chp, err);
+	if (r != BC_OK) {
+		bc_ssh_sess_close(ss, 1);
+		return NULL;
+	}
+	mc = xcalloc(1, sizeof(*mc));
+	mc->ss = ss;
+	mc->ch = chp;
+	mc->key = xstrdup(key);
+	mc->label = xasprintf("%s@%s", t->user, t->alias);
+	bc_mux_init(&mc->mux, BC_MUX_ROLE_CLIENT, BC_MUX_MAX_STREAMS, NULL,
+	    NULL);
+	s = bc_ssh_sess_handle(ss);
+	libssh2_session_set_blocking(s, 1);
+	libssh2_session_set_timeout(s, t->timeout_ms > MUX_GREETING_MS ?
+	    t->timeout_ms : MUX_GREETING_MS);
+	deadline = bc_now_ms() + (t->timeout_ms > MUX_GREETING_MS ?
+	    t->timeout_ms : MUX_GREETING_MS);
+	/* our greeting (queued by bc_mux_init), then theirs */
+	{
+		const uint8_t *p;
+		size_t n = bc_mux_out(&mc->mux, &p);
+		ssize_t w = libssh2_channel_write(mc->ch, (const char *)p, n);
+
+		if (w > 0)
+			bc_mux_out_done(&mc->mux, (size_t)w);
+	}
+	while (!mc->mux.hello_in && !mc->mux.failed &&
+	    bc_now_ms() < deadline) {
+		uint8_t *p;
+		size_t need = BC_MUX_HELLO_LEN - bc_buf_avail(&mc->mux.in);
+		ssize_t n;
+
+		if (bc_mux_in_space(&mc->mux, &p) < need)
+			break;
+		n = libssh2_channel_read(mc->ch, (char *)p, need);
+		if (n <= 0)
+			break;
+		if (bc_mux_input(&mc->mux, (size_t)n, e) != BC_OK)
+			break;
+	}
+	if (!mc->mux.hello_in) {
+		int st = -1;
+
+		mchan_stderr(mc);
+		if (libssh2_channel_eof(mc->ch))
+			st = libssh2_channel_get_exit_status(mc->ch);
+		while (mc->serr_len > 0 && (mc->serr[mc->serr_len - 1] == '\n'
+		    || mc->serr[mc->serr_len - 1] == '\r'))
+			mc->serr_len--;
+		*nomux = mc->mux.failed || libssh2_channel_eof(mc->ch);
+		bc_seterr(err, BC_ERR_PROTO, "ssh: `%s` on %s did not greet in "
+		    "the mux protocol (%s; exit status %d): %.*s",
+		    t->mux_command, mc->label, mc->mux.failed ? mc->mux.why :
+		    libssh2_channel_eof(mc->ch) ? "ended" : "timeout", st,
+		    (int)mc->serr_len, mc->serr);
+		bc_debug("%s", err);
+		libssh2_session_set_timeout(s, 1000);
+		mchan_free(m, mc, 1);
+		return NULL;
+	}
+	libssh2_session_set_blocking(s, 0);
+	mc->idle_since = bc_now_ms();
+	m->mc[m->nmc++] = mc;
+	bc_debug("ssh helper: mux channel to %s:%d open (`%s`, up to %u "
+	    "streams)", t->hostname, t->port, t->mux_command,
+	    bc_mux_peer_streams(&mc->mux));
+	return mc;
+}
+
+/* A job on a mux channel: 1 if handled (started or failed), 0 to use a
+ * channel of its own (the remote does not speak mux). */
+static int
+conn_start_mux(struct mux *m, struct mconn *c, const struct bc_ssh_target *t,
+    const char *key, int64_t now)
+{
+	struct mchan *mc = NULL;
+	struct bc_mux_stream *st;
+	char err[BC_ERRLEN];
+	int sv[2], nomux;
+	size_t i;
+
+	for (i = 0; i < m->nmc; i++)
+		if (strcmp(m->mc[i]->key, key) == 0 &&
+		    bc_mux_active(&m->mc[i]->mux) <
+		    bc_mux_peer_streams(&m->mc[i]->mux)) {
+			mc = m->mc[i];
+			break;
+		}
+	if (mc == NULL) {
+		if (m->nmc >= MUX_MAX_SESSIONS) {
+			ctl_err(c->ctl, BC_ERR_BUSY, "ssh helper: too many "
+			    "sessions");
+			return 1;
+		}
+		mc = mchan_open(m, t, key, &nomux, err);
+		if (mc == NULL && nomux) {
+			nomux_add(m, key);
+			return 0;
+		}
+		if (mc == NULL) {
+			ctl_err(c->ctl, BC_ERR_IO, err);
+			return 1;
+		}
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+		ctl_err(c->ctl, BC_ERR_IO, "ssh helper: socketpair failed");
+		return 1;
+	}
+	set_nonblock(sv[0]);
+	if (bc_mux_open(&mc->mux, sv[0], &st, err) != BC_OK) {
+		close(sv[0]);
+		close(sv[1]);
+		ctl_err(c->ctl, BC_ERR_BUSY, err);
+		return 1;
+	}
+	if (send_fd(c->ctl, sv[1]) != BC_OK) {
+		close(sv[1]);
+		bc_mux_reset(&mc->mux, st, "the client went away");
+		return 1;
+	}
+	close(sv[1]);
+	st->user = c;
+	mc->jobs++;
+	c->mc = mc;
+	c->st = st;
+	c->last_io = now;
+	c->state = C_MUXED;
+	bc_debug("ssh helper: job %llu on the mux channel to %s (stream %u)",
+	    (unsigned long long)mc->jobs, mc->label, st->id);
+	return 1;
+}
+
+/* Move bytes on one mux channel; returns 1 if anything happened. */
+static int
+mchan_pump(struct mux *m, struct mchan *mc, int64_t now)
+{
+	char err[BC_ERRLEN];
+	int prog = 0, k;
+	size_t i;
+
+	for (k = 0; k < 64; k++) {
+		uint8_t *p;
+		const uint8_t *op;
+		size_t space = bc_mux_in_space(&mc->mux, &p), n;
+		ssize_t r;
+		int moved = 0;
+
+		if (space > 0) {
+			r = libssh2_channel_read(mc->ch, (char *)p, space);
+			if (r > 0) {
+				moved = 1;
+				if (bc_mux_input(&mc->mux, (size_t)r, err) !=
+				    BC_OK) {
+					bc_warn("ssh helper: mux channel to %s: "
+					    "%s", mc->label, err);
+					mchan_fail(m, mc, err);
+					return 1;
+				}
+			} else if (r < 0 && r != LIBSSH2_ERROR_EAGAIN) {
+				mchan_fail(m, mc, "connection lost");
+				return 1;
+			}
+		}
+		mchan_stderr(mc);
+		moved |= bc_mux_pump(&mc->mux);
+		n = bc_mux_out(&mc->mux, &op);
+		if (n > 0) {
+			r = libssh2_channel_write(mc->ch, (const char *)op, n);
+			if (r > 0) {
+				bc_mux_out_done(&mc->mux, (size_t)r);
+				moved = 1;
+			} else if (r < 0 && r != LIBSSH2_ERROR_EAGAIN) {
+				mchan_fail(m, mc, "connection lost");
+				return 1;
+			}
+		}
+		if (mc->mux.failed) {
+			mchan_fail(m, mc, mc->mux.why);
+			return 1;
+		}
+		if (!moved)
+			break;
+		prog = 1;
+	}
+	if (libssh2_channel_eof(mc->ch)) {
+		mchan_fail(m, mc, "the remote boltccd --mux ended");
+		return 1;
+	}
+	/* finished streams: tell their clients */
+	for (i = 0; i < mc->mux.ns; i++) {
+		struct bc_mux_stream *st = mc->mux.s[i];
+		struct mconn *c = st->user;
+
+		if (c == NULL)
+			continue;
+		if (st->done) {
+			char why[BC_MUX_MAX_REASON + 64];
+
+			if (st->reset)
+				snprintf(why, sizeof(why), "%s: stream reset "
+				    "by %s: %s", mc->label, st->reset == 2 ?
+				    "the remote" : "the helper", st->reason);
+			conn_stream_end(c, st->reset ? why : NULL);
+			st->user = NULL;
+			prog = 1;
+			continue;
+		}
+		if (st->local_eof && c->client_gone_at == 0)
+			c->client_gone_at = now;
+		if (c->client_gone_at > 0 && now - c->client_gone_at >
+		    MUX_DRAIN_MS) {
+			bc_mux_reset(&mc->mux, st, "the client left and the "
+			    "job did not end");
+			conn_stream_end(c, "the remote job did not end after "
+			    "the client left");
+			st->user = NULL;
+			prog = 1;
+		}
+	}
+	bc_mux_collect(&mc->mux);
+	if (mc->mux.ns > 0)
+		mc->idle_since = now;
+	return prog;
+}
+
 /* A complete request: find or open a session, open the channel. */
 static void
 conn_start(struct mux *m, struct mconn *c, int64_t now)
@@ -425,6 +817,12 @@ conn_start(struct mux *m, struct mconn *c, int64_t now)
 		return;
 	}
 	key = xstrndup(body, c->req_len - 8);
+	if (t.mux_command != NULL && !nomux_has(m, key) &&
+	    conn_start_mux(m, c, &t, key, now)) {
+		free(key);
+		bc_ssh_target_free(&t);
+		return;
+	}
 	for (attempt = 0; attempt < 2; attempt++) {
 		s = NULL;
 		for (i = 0; attempt == 0 && i < m->ns; i++)
@@ -549,12 +947,13 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 	struct mux m;
 	struct pollfd *pfd;
 	int64_t last_busy = bc_now_ms();
-	size_t i;
+	size_t i, npfd;
 
 	memset(&m, 0, sizeof(m));
 	(void)libssh2_init(0);
 	signal(SIGPIPE, SIG_IGN);
-	pfd = xcalloc(1 + 3 * MUX_MAX_CONNS, sizeof(*pfd));
+	npfd = 1 + 3 * MUX_MAX_CONNS + MUX_MAX_SESSIONS;
+	pfd = xcalloc(npfd, sizeof(*pfd));
 	if (client_fd >= 0)
 		add_conn(&m, client_fd, last_busy);
 	for (;;) {
@@ -567,6 +966,13 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 			for (i = 0; i < m.nc; i++)
 				if (m.c[i]->state == C_RUNNING)
 					prog |= conn_pump(&m, m.c[i], now);
+			for (i = 0; i < m.nmc;) {
+				size_t before = m.nmc;
+
+				prog |= mchan_pump(&m, m.mc[i], now);
+				if (m.nmc == before)
+					i++;
+			}
 		} while (prog);
 		for (i = 0; i < m.nc;)
 			if (m.c[i]->state == C_DONE)
@@ -581,6 +987,14 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 		    now - last_busy >= (int64_t)idle_sec * 1000)
 			break;
 		close_idle_sessions(&m, now, idle_sec, 0);
+		for (i = 0; i < m.nmc;) {
+			if (m.mc[i]->mux.ns == 0 && now - m.mc[i]->idle_since >
+			    (int64_t)idle_sec * 1000) {
+				mchan_free(&m, m.mc[i], 1);
+				continue;
+			}
+			i++;
+		}
 
 		if (listen_fd >= 0) {
 			li = np;
@@ -610,6 +1024,30 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 			    LIBSSH2_SESSION_BLOCK_OUTBOUND)
 				pfd[np].events |= POLLOUT;
 			np++;
+		}
+		for (i = 0; i < m.nmc; i++) {
+			struct mchan *mc = m.mc[i];
+			const uint8_t *op;
+			size_t k;
+
+			pfd[np].fd = bc_ssh_sess_fd(mc->ss);
+			pfd[np].events = POLLIN;
+			if ((libssh2_session_block_directions(
+			    bc_ssh_sess_handle(mc->ss)) &
+			    LIBSSH2_SESSION_BLOCK_OUTBOUND) ||
+			    bc_mux_out(&mc->mux, &op) > 0)
+				pfd[np].events |= POLLOUT;
+			np++;
+			for (k = 0; k < mc->mux.ns; k++) {
+				short ev = bc_mux_events(&mc->mux,
+				    mc->mux.s[k]);
+
+				if (ev == 0 || np >= npfd)
+					continue;
+				pfd[np].fd = mc->mux.s[k]->fd;
+				pfd[np].events = ev;
+				np++;
+			}
 		}
 		for (i = 0; i < np; i++)
 			pfd[i].revents = 0;
@@ -658,431 +1096,59 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 	for (i = m.nc; i > 0; i--)
 		conn_free(&m, i - 1);
 	close_idle_sessions(&m, bc_now_ms(), 0, 1);
+	while (m.nmc > 0)
+		mchan_free(&m, m.mc[0], 1);
+	for (i = 0; i < m.nnomux; i++)
+		free(m.nomux[i]);
 	free(pfd);
 	libssh2_exit();
 }
 
-/* --------------------------------------------------------------------- */
-/* client side */
-
-struct pending {
-	const struct bc_host *h;
-	int ctl;
-	char *command;
-	char *label;
-};
-static struct pending g_pend[16];
-
-static void
-pending_set(const struct bc_host *h, int ctl, const struct bc_ssh_target *t)
-{
-	size_t i, slot = 0;
-
-	for (i = 0; i < 16; i++)
-		if (g_pend[i].h == h || g_pend[i].h == NULL) {
-			slot = i;
-			break;
-		}
-	if (i == 16)
-		slot = 0;
-	if (g_pend[slot].h != NULL) {
-		if (g_pend[slot].ctl >= 0)
-			close(g_pend[slot].ctl);
-		free(g_pend[slot].command);
-		free(g_pend[slot].label);
-	}
-	g_pend[slot].h = h;
-	g_pend[slot].ctl = ctl;
-	g_pend[slot].command = xstrdup(t->command);
-	g_pend[slot].label = xasprintf("%s@%s", t->user, t->alias);
-}
-
-static void
-close_fds_from(int lo, int keep1, int keep2)
-{
-	long max = sysconf(_SC_OPEN_MAX);
-	int fd;
-
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (fd = lo; fd < (int)max; fd++)
-		if (fd != keep1 && fd != keep2)
-			(void)close(fd);
-}
-
-static void
-child_stdio(void)
-{
-	int nul = open("/dev/null", O_RDWR);
-
-	if (nul >= 0) {
-		(void)dup2(nul, 0);
-		(void)dup2(nul, 1);
-		(void)dup2(nul, 2);
-		if (nul > 2)
-			close(nul);
-	}
-	if (bc_ssh_g_helper_log != NULL) {
-		bc_log_init("boltcc-ssh", BC_LOG_DEBUG);
-		(void)bc_log_open(bc_ssh_g_helper_log, NULL);
-	} else
-		bc_log_silence();
-}
-
-/* The shared helper: lock, bind, serve until idle. */
-static void
-helper_main(const char *dir)
+/* The shared helper: lock, bind $dir/helper.sock, serve until idle. */
+int
+bc_sshmux_serve_dir(const char *dir, int idle_sec)
 {
 	char *lockp = xasprintf("%s/helper.lock", dir);
 	char *sockp = xasprintf("%s/helper.sock", dir);
 	struct sockaddr_un sa;
 	struct flock fl;
-	int lk, ls;
+	int lk, ls, rc = 0;
 
-	close_fds_from(3, -1, -1);
-	child_stdio();
 	lk = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lk < 0)
-		_exit(1);
+	if (lk < 0) {
+		rc = 1;
+		goto out;
+	}
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
 	if (fcntl(lk, F_SETLK, &fl) != 0)
-		_exit(0);	/* another helper is running */
+		goto out;	/* another helper is running */
+	if (strlen(sockp) >= sizeof(sa.sun_path)) {
+		rc = 1;
+		goto out;
+	}
 	ls = socket(AF_UNIX, SOCK_STREAM, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, sockp, strlen(sockp) + 1);
 	(void)unlink(sockp);
 	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    chmod(sockp, 0600) != 0 || listen(ls, 128) != 0)
-		_exit(1);
+	    chmod(sockp, 0600) != 0 || listen(ls, 128) != 0) {
+		rc = 1;
+		goto out;
+	}
 	set_nonblock(ls);
 	bc_debug("ssh helper %ld: listening on %s", (long)getpid(), sockp);
-	bc_sshmux_run(ls, -1, bc_ssh_g_idle);
+	bc_sshmux_run(ls, -1, idle_sec);
 	(void)unlink(sockp);
+	close(ls);
 	bc_debug("ssh helper %ld: idle, exiting", (long)getpid());
-	_exit(0);
+out:
+	if (lk >= 0)
+		close(lk);
+	free(lockp);
+	free(sockp);
+	return rc;
 }
 
-/* Fork twice so the helper is nobody's child; wait for the first. */
-static int
-spawn(const char *dir, int ctl_child, int ctl_parent)
-{
-	pid_t pid = fork(), p2;
-	int st;
-
-	if (pid < 0)
-		return BC_ERR_IO;
-	if (pid == 0) {
-		(void)setsid();
-		p2 = fork();
-		if (p2 != 0)
-			_exit(p2 < 0 ? 1 : 0);
-		signal(SIGPIPE, SIG_IGN);
-		if (dir != NULL)
-			helper_main(dir);
-		close(ctl_parent);
-		close_fds_from(3, ctl_child, -1);
-		child_stdio();
-		bc_sshmux_run(-1, ctl_child, 0);
-		_exit(0);
-	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return BC_OK;
-}
-
-static int
-helper_dir(char *out, size_t n)
-{
-	struct stat st;
-	char e[BC_ERRLEN];
-	int k;
-
-	if (bc_ssh_g_statedir == NULL)
-		return BC_ERR_NOENT;
-	k = snprintf(out, n, "%s/ssh", bc_ssh_g_statedir);
-	if (k < 0 || (size_t)k >= n)
-		return BC_ERR_LIMIT;
-	if (bc_mkdir_p(out, 0700, e) != BC_OK)
-		return BC_ERR_IO;
-	if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid())
-		return BC_ERR_DENIED;
-	if ((st.st_mode & 077) != 0 && chmod(out, 0700) != 0)
-		return BC_ERR_DENIED;
-	return BC_OK;
-}
-
-static int
-connect_unix(const char *path)
-{
-	struct sockaddr_un sa;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -1;
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd < 0)
-		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		close(fd);
-		return -1;
-	}
-	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	return fd;
-}
-
-/* A control connection: the shared helper (started if needed), else a
- * private one. */
-static int
-helper_connect(int allow_shared, int *shared)
-{
-	char dir[3072], sock[3200];
-	int sv[2], fd, i;
-
-	*shared = 0;
-	if (allow_shared && helper_dir(dir, sizeof(dir)) == BC_OK &&
-	    (size_t)snprintf(sock, sizeof(sock), "%s/helper.sock", dir) <
-	    sizeof(sock) && strlen(sock) < sizeof(((struct sockaddr_un *)0)->
-	    sun_path)) {
-		fd = connect_unix(sock);
-		if (fd >= 0) {
-			*shared = 1;
-			return fd;
-		}
-		if (spawn(dir, -1, -1) == BC_OK) {
-			for (i = 0; i < 200; i++) {
-				struct timespec ts = { 0, 5 * 1000 * 1000 };
-
-				fd = connect_unix(sock);
-				if (fd >= 0) {
-					*shared = 1;
-					return fd;
-				}
-				nanosleep(&ts, NULL);
-			}
-		}
-		bc_debug("ssh: no shared helper at %s; using a private one",
-		    sock);
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		return -1;
-	if (spawn(NULL, sv[1], sv[0]) != BC_OK) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	close(sv[1]);
-	(void)fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-	return sv[0];
-}
-
-/* Read one line (and maybe an fd) from ctl within deadline. */
-static int
-read_line(int ctl, char *line, size_t n, int *fd, int64_t deadline)
-{
-	size_t o = 0;
-
-	for (;;) {
-		struct pollfd p;
-		struct msghdr mh;
-		struct iovec iov;
-		union {
-			struct cmsghdr h;
-			char b[CMSG_SPACE(sizeof(int))];
-		} u;
-		struct cmsghdr *cm;
-		char ch;
-		ssize_t r;
-		int64_t left = deadline - bc_now_ms();
-
-		if (left <= 0)
-			return BC_ERR_TIMEOUT;
-		p.fd = ctl;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (poll(&p, 1, (int)left) <= 0)
-			continue;
-		memset(&mh, 0, sizeof(mh));
-		iov.iov_base = &ch;
-		iov.iov_len = 1;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		r = recvmsg(ctl, &mh, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return BC_ERR_EOF;
-		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
-		    cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_level == SOL_SOCKET &&
-			    cm->cmsg_type == SCM_RIGHTS && fd != NULL) {
-				if (*fd >= 0)
-					close(*fd);
-				memcpy(fd, CMSG_DATA(cm), sizeof(int));
-			}
-		if (ch == '\n') {
-			line[o] = '\0';
-			return BC_OK;
-		}
-		if (o + 1 < n)
-			line[o++] = ch;
-	}
-}
-
-int
-bc_ssh_connect_host(const struct bc_host *h, int timeout_ms, int *fd_out,
-    char *err)
-{
-	struct bc_ssh_target t;
-	char line[BC_ERRLEN + 64];
-	char *req;
-	int r, ctl, shared, dfd, attempt;
-
-	*fd_out = -1;
-	if (h->kind == BC_HOST_TCP)
-		return bc_io_connect_tcp(h->name != NULL ? h->name : "localhost",
-		    h->port, timeout_ms, fd_out, err);
-	if (h->kind != BC_HOST_SSH)
-		return bc_seterr(err, BC_ERR_NOTSUP, "host %s: not a remote "
-		    "host", h->spec);
-	r = bc_ssh_resolve(h, timeout_ms, &t, err);
-	if (r != BC_OK)
-		return r;
-	{
-		char *body = bc_ssh_target_encode(&t);
-
-		req = xasprintf("BCSSH 1\n%s\n", body);
-		free(body);
-	}
-	r = BC_ERR_IO;
-	for (attempt = 0; attempt < 2; attempt++) {
-		struct bc_io io;
-		long long code;
-
-		dfd = -1;
-		ctl = helper_connect(1, &shared);
-		if (ctl < 0) {
-			r = bc_seterr(err, BC_ERR_IO, "ssh: cannot start the "
-			    "ssh helper: %s", strerror(errno));
-			break;
-		}
-		bc_io_init(&io, ctl, ctl, timeout_ms * 3 + 2000);
-		r = bc_io_write_full(&io, req, strlen(req), err);
-		if (r == BC_OK)
-			r = read_line(ctl, line, sizeof(line), &dfd,
-			    bc_now_ms() + (int64_t)t.timeout_ms * 4 + 2000);
-		if ((r == BC_ERR_EOF || r == BC_ERR_IO) && shared &&
-		    attempt == 0) {
-			/* the helper was exiting: once more, a fresh one */
-			struct timespec ts = { 0, 20 * 1000 * 1000 };
-
-			close(ctl);
-			if (dfd >= 0)
-				close(dfd);
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		if (r != BC_OK) {
-			close(ctl);
-			if (dfd >= 0)
-				close(dfd);
-			bc_seterr(err, r, "ssh: no answer from the ssh helper "
-			    "for %s (%s)", h->spec, bc_strerror(r));
-			break;
-		}
-		if (strcmp(line, "OK") == 0 && dfd >= 0) {
-			(void)fcntl(dfd, F_SETFD, FD_CLOEXEC);
-			pending_set(h, ctl, &t);
-			*fd_out = dfd;
-			r = BC_OK;
-			break;
-		}
-		close(ctl);
-		if (dfd >= 0)
-			close(dfd);
-		if (strncmp(line, "ERR ", 4) == 0) {
-			char *sp = strchr(line + 4, ' ');
-
-			if (sp != NULL)
-				*sp = '\0';
-			r = bc_parse_int(line + 4, 1, 100, &code) == BC_OK ?
-			    -(int)code : BC_ERR_IO;
-			bc_seterr(err, r, "%s", sp != NULL ? sp + 1 :
-			    "ssh helper error");
-		} else
-			r = bc_seterr(err, BC_ERR_PROTO, "ssh: bad answer "
-			    "from the ssh helper");
-		break;
-	}
-	free(req);
-	bc_ssh_target_free(&t);
-	return r;
-}
-
-int
-bc_ssh_explain(const struct bc_host *h, char *err)
-{
-	char line[BC_SSH_MAX_STDERR * 2 + 64];
-	struct pending *p = NULL;
-	long long st;
-	int r, ret = 0;
-	size_t i;
-
-	if (h == NULL || h->kind != BC_HOST_SSH)
-		return 0;
-	for (i = 0; i < 16; i++)
-		if (g_pend[i].h == h && g_pend[i].ctl >= 0)
-			p = &g_pend[i];
-	if (p == NULL)
-		return 0;
-	r = read_line(p->ctl, line, sizeof(line), NULL, bc_now_ms() + 3000);
-	if (r != BC_OK) {
-		ret = 0;
-	} else if (strncmp(line, "LOST ", 5) == 0) {
-		bc_seterr(err, BC_ERR_IO, "ssh: %s: connection lost: %s",
-		    p->label, line + 5);
-		ret = 1;
-	} else if (strncmp(line, "EXIT ", 5) == 0) {
-		char *a = line + 5, *b = strchr(a, ' '), *c;
-
-		if (b != NULL) {
-			*b++ = '\0';
-			c = strchr(b, ' ');
-			if (c != NULL)
-				*c++ = '\0';
-			if (bc_parse_int(a, -1000000, 1000000, &st) != BC_OK)
-				st = -1;
-			if (strcmp(b, "-") != 0) {
-				bc_seterr(err, BC_ERR_IO, "ssh: remote command "
-				    "`%s` on %s killed by signal %s: %s",
-				    p->command, p->label, b,
-				    c != NULL ? c : "");
-				ret = 1;
-			} else if (st == 126 || st == 127) {
-				bc_seterr(err, BC_ERR_NOENT, "ssh: remote "
-				    "command `%s` could not be run on %s (exit "
-				    "%lld: missing or not executable): %s",
-				    p->command, p->label, st,
-				    c != NULL ? c : "");
-				ret = 2;
-			} else if (st != 0) {
-				bc_seterr(err, BC_ERR_IO, "ssh: remote command "
-				    "`%s` on %s exited with status %lld: %s",
-				    p->command, p->label, st,
-				    c != NULL ? c : "");
-				ret = 1;
-			}
-		}
-	}
-	close(p->ctl);
-	p->ctl = -1;
-	return ret;
-}

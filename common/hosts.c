@@ -26,7 +26,7 @@
 #define ENTRY_SHOW 80		/* bytes of an entry quoted in messages */
 
 struct opts {
-	int lzo, cpp, down, auth;
+	int lzo, cpp, down, auth, plain;
 	char *auth_name;
 	enum bc_host_bolt bolt;
 };
@@ -161,6 +161,15 @@ parse_options(const char *tok, const char *p, int boltcc_opts,
 			o->auth = 1;
 			free(o->auth_name);
 			o->auth_name = xstrndup(s + 5, n - 5);
+		} else if (n == 5 && memcmp(s, "plain", 5) == 0) {
+			if (!boltcc_opts) {
+				free(o->auth_name);
+				return bc_seterr(err, BC_ERR_HOSTSPEC,
+				    "host list entry \"%.*s\": ',plain' is a "
+				    "boltcc-only option: put it in "
+				    "BOLTCC_HOSTS", ENTRY_SHOW, tok);
+			}
+			o->plain = 1;	/* boltccd: no pump by default */
 		} else if ((n == 4 && memcmp(s, "bolt", 4) == 0) ||
 		    (n == 6 && memcmp(s, "distcc", 6) == 0)) {
 			enum bc_host_bolt b = n == 4 ? BC_BOLT_YES : BC_BOLT_NO;
@@ -202,6 +211,12 @@ parse_options(const char *tok, const char *p, int boltcc_opts,
 		    "host list entry \"%.*s\": unexpected text \"%.*s\"",
 		    ENTRY_SHOW, tok, 40, p);
 	}
+	if (o->cpp && o->plain) {
+		free(o->auth_name);
+		return bc_seterr(err, BC_ERR_HOSTSPEC,
+		    "host list entry \"%.*s\": ',cpp' (pump mode) and "
+		    "',plain' contradict each other", ENTRY_SHOW, tok);
+	}
 	if (o->cpp && !o->lzo) {
 		free(o->auth_name);
 		return bc_seterr(err, BC_ERR_HOSTSPEC,
@@ -220,6 +235,7 @@ apply_options(struct bc_host *h, struct opts *o)
 	h->auth_name = o->auth_name;
 	o->auth_name = NULL;
 	h->bolt = o->bolt;
+	h->plain = o->plain;
 }
 
 /* Host part at *pp: "[v6]" or a name up to one of ":/,".  */
@@ -593,8 +609,8 @@ bc_host_describe(const struct bc_host *h)
 	if (h->limit != BC_DEFAULT_REMOTE_SLOTS)
 		snprintf(slots, sizeof(slots), "/%d", h->limit);
 	proto = h->protocol == 3 ? ",cpp,lzo" : h->protocol == 2 ? ",lzo" : "";
-	bolt = h->bolt == BC_BOLT_YES ? ",bolt" :
-	    h->bolt == BC_BOLT_NO ? ",distcc" : "";
+	bolt = h->bolt == BC_BOLT_YES ? (h->plain ? ",plain,bolt" : ",bolt") :
+	    h->bolt == BC_BOLT_NO ? ",distcc" : h->plain ? ",plain" : "";
 	if (h->kind == BC_HOST_SSH)
 		return xasprintf("%s@%s%s%s%s%s%s%s%s%s%s%s%s",
 		    h->user != NULL ? h->user : "", lb, h->name, rb, slots,

@@ -8,6 +8,8 @@
  * boltcc options (BOLTCC_HOSTS only):
  *   ,bolt     the host is a boltccd: use the BOLT extension (zstd)
  *   ,distcc   the host is a stock distccd: never probe, never use BOLT
+ *   ,plain    toward a boltccd: plain mode (local preprocessor) instead
+ *             of the default BOLT pump (contradicts ,cpp)
  * Without either, boltcc probes the host once and remembers the answer.
  */
 #ifndef BC_HOSTS_H
@@ -38,6 +40,7 @@ struct bc_host {
 	int auth;		/* ,auth (GSS-API; not supported, never chosen) */
 	char *auth_name;
 	enum bc_host_bolt bolt;
+	int plain;		/* ,plain: no pump toward this boltccd */
 };
 
 struct bc_hostlist {

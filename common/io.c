@@ -32,6 +32,8 @@ bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms)
 	io->deadline_ms = 0;
 	io->bytes_in = 0;
 	io->bytes_out = 0;
+	io->beat_timeout_ms = 0;
+	io->beats = 0;
 }
 
 int64_t
@@ -185,6 +187,39 @@ bc_io_read_hdr(struct bc_io *io, const char *expect, char tok_out[5],
 }
 
 int
+bc_io_read_hdr_beat(struct bc_io *io, const char *expect, char tok_out[5],
+    uint32_t *val, char *err)
+{
+	char esc[BC_TOKEN_LEN * 4 + 1];
+	int r;
+
+	for (;;) {
+		if ((r = bc_io_read_hdr(io, NULL, tok_out, val, err)) != BC_OK) {
+			if (r == BC_ERR_EOF && expect != NULL)
+				return bc_seterr(err, r, "connection closed by "
+				    "peer while waiting for %s", expect);
+			return r;
+		}
+		if (strcmp(tok_out, "BEAT") != 0)
+			break;
+		if (*val != 0 || io->beats >= BC_MAX_BEATS)
+			return bc_seterr(err, BC_ERR_PROTO, "bad BEAT %lu "
+			    "(after %lu)", (unsigned long)*val,
+			    (unsigned long)io->beats);
+		io->beats++;
+		if (io->beat_timeout_ms > 0 && (io->io_timeout_ms <= 0 ||
+		    io->beat_timeout_ms < io->io_timeout_ms))
+			io->io_timeout_ms = io->beat_timeout_ms;
+	}
+	if (expect != NULL && strcmp(tok_out, expect) != 0) {
+		bc_wire_escape(tok_out, strlen(tok_out), esc, sizeof(esc));
+		return bc_seterr(err, BC_ERR_PROTO, "expected token %s, got "
+		    "\"%s\"", expect, esc);
+	}
+	return BC_OK;
+}
+
+int
 bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
     struct bc_buf *out, char *err)
 {
@@ -247,6 +282,46 @@ set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, fl);
 }
 
+void
+bc_io_tcp_liveness(int fd, int idle_s, int intvl_s, int cnt,
+    int user_timeout_ms)
+{
+	int one = 1;
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+#if defined(TCP_KEEPIDLE)
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s,
+	    sizeof(idle_s));
+#elif defined(TCP_KEEPALIVE)	/* macOS: the idle time */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPALIVE, &idle_s,
+	    sizeof(idle_s));
+#else
+	(void)idle_s;
+#endif
+#if defined(TCP_KEEPINTVL)
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl_s,
+	    sizeof(intvl_s));
+#else
+	(void)intvl_s;
+#endif
+#if defined(TCP_KEEPCNT)
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+#else
+	(void)cnt;
+#endif
+#if defined(TCP_USER_TIMEOUT)
+	{
+		unsigned int ut = user_timeout_ms > 0 ?
+		    (unsigned int)user_timeout_ms : 0;
+
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut,
+		    sizeof(ut));
+	}
+#else
+	(void)user_timeout_ms;
+#endif
+}
+
 static int
 connect_one(const struct addrinfo *ai, int64_t deadline, int *fd_out,
     int *errno_out)
@@ -297,6 +372,8 @@ connect_one(const struct addrinfo *ai, int64_t deadline, int *fd_out,
 	if (set_nonblock(fd, 0) < 0)
 		goto fail;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	bc_io_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
+	    BC_TCP_KEEPCNT, BC_TCP_USER_TIMEOUT_MS);
 	*fd_out = fd;
 	return 0;
 fail:

@@ -21,7 +21,14 @@ struct bc_io {
 	int64_t deadline_ms;
 	uint64_t bytes_in;
 	uint64_t bytes_out;
+	/* BOLT heartbeats: once the reply reader has seen a BEAT, it lowers
+	 * io_timeout_ms to this (0 = leave it) */
+	int beat_timeout_ms;
+	uint32_t beats;		/* BEATs skipped by bc_io_read_hdr_beat */
 };
+
+/* BEATs read before one reply; the job deadline bounds them anyway. */
+#define BC_MAX_BEATS 1000000
 
 void bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms);
 
@@ -42,6 +49,13 @@ int bc_io_write_buf(struct bc_io *io, const struct bc_buf *b, char *err);
 int bc_io_read_hdr(struct bc_io *io, const char *expect, char tok_out[5],
     uint32_t *val, char *err);
 /*
+ * As bc_io_read_hdr, but first skip "BEAT 00000000" packets (BOLT
+ * heartbeats, doc/PROTOCOL.md): each counts in io->beats and lowers
+ * io_timeout_ms to beat_timeout_ms when that is set and shorter.
+ */
+int bc_io_read_hdr_beat(struct bc_io *io, const char *expect,
+    char tok_out[5], uint32_t *val, char *err);
+/*
  * Read a body of len bytes into out (appended), after checking len <= max
  * (BC_ERR_LIMIT otherwise, before reading or allocating).  Storage grows
  * as bytes arrive, never from the claimed length alone.
@@ -49,7 +63,21 @@ int bc_io_read_hdr(struct bc_io *io, const char *expect, char tok_out[5],
 int bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
     struct bc_buf *out, char *err);
 
-/* Connect to host:port (name or literal, IPv4/IPv6) within timeout_ms. */
+/*
+ * Dead-peer detection on a connected TCP socket: keepalive probes after
+ * idle_s seconds without traffic, every intvl_s, cnt of them; and (Linux
+ * TCP_USER_TIMEOUT) an error once sent data stays unacknowledged for
+ * user_timeout_ms.  Best effort: options the OS lacks are skipped.
+ */
+void bc_io_tcp_liveness(int fd, int idle_s, int intvl_s, int cnt,
+    int user_timeout_ms);
+#define BC_TCP_KEEPIDLE_S 5
+#define BC_TCP_KEEPINTVL_S 2
+#define BC_TCP_KEEPCNT 3
+#define BC_TCP_USER_TIMEOUT_MS 15000
+
+/* Connect to host:port (name or literal, IPv4/IPv6) within timeout_ms.
+ * The socket gets bc_io_tcp_liveness with the BC_TCP_* values. */
 int bc_io_connect_tcp(const char *host, int port, int timeout_ms, int *fd_out,
     char *err);
 

@@ -284,6 +284,7 @@ bc_reply_init(struct bc_reply *rep)
 	rep->errmsg = NULL;
 	rep->miss = 0;
 	rep->cache_hit = 0;
+	rep->beats = 0;
 	bc_buf_init(&rep->dotd, BC_MAX_DOTD);
 }
 
@@ -585,8 +586,29 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 	uint32_t val;
 	int r;
 
-	if ((r = src_hdr(s, "BOLT", tok, &val, err)) != BC_OK)
-		return r;
+	/* FLAG_HEARTBEAT: BEAT 0 packets until the reply starts; after the
+	 * first, the reader's idle limit becomes io->beat_timeout_ms. */
+	for (;;) {
+		if ((r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
+			return r;
+		if (kind != BC_RQST_COMPILE || strcmp(tok, "BEAT") != 0)
+			break;
+		if (val != 0 || rep->beats >= BC_MAX_BEATS)
+			return bc_seterr(err, BC_ERR_PROTO, "bad BEAT %lu "
+			    "(after %lu)", (unsigned long)val,
+			    (unsigned long)rep->beats);
+		rep->beats++;
+		s->started = 0;
+		if (s->io != NULL && s->io->beat_timeout_ms > 0 &&
+		    (s->io->io_timeout_ms <= 0 ||
+		    s->io->beat_timeout_ms < s->io->io_timeout_ms))
+			s->io->io_timeout_ms = s->io->beat_timeout_ms;
+	}
+	if (strcmp(tok, "BOLT") != 0) {
+		bc_wire_escape(tok, strlen(tok), esc, sizeof esc);
+		return bc_seterr(err, BC_ERR_PROTO, "expected BOLT, got "
+		    "\"%s\"", esc);
+	}
 	if (val != BC_BOLT_VERSION)
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "reply is BOLT version %lu, expected %d",

@@ -53,6 +53,12 @@ enum bc_rqst {
 #define BC_FLAG_LOOKED_UP 0x4	/* client already asked the cache */
 #define BC_FLAG_HIT_MARK 0x8	/* client did not ask the cache: a reply
 				 * served from it starts with CHIT 0 */
+#define BC_FLAG_HEARTBEAT 0x10	/* compile: the daemon sends BEAT 0 every
+				 * BC_BEAT_INTERVAL_MS until the reply */
+#define BC_BEAT_INTERVAL_MS 2000
+/* A client that has seen a BEAT gives up after this long without a byte
+ * (DISTCC_IO_TIMEOUT still wins when it is shorter). */
+#define BC_BEAT_TIMEOUT_MS 10000
 
 struct bc_request {
 	int proto;		/* 1, 2 or BC_PROTO_BOLT */
@@ -76,6 +82,7 @@ struct bc_reply {
 	char *errmsg;		/* BOLT EROR text */
 	int miss;		/* BOLT lookup: answered MISS */
 	int cache_hit;		/* BOLT compile: answered CHIT (from cache) */
+	uint32_t beats;		/* BOLT compile: BEATs before the reply */
 	struct bc_buf dotd;	/* BOLT lookup hit: stored .d, may be empty */
 };
 

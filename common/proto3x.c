@@ -116,22 +116,32 @@ bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n, char *err)
 	return put_zstd(out, "FILE", p, n, err);
 }
 
-/* "BOLT 1" then the expected token, or EROR -> BC_ERR_DENIED. */
+/* "BOLT 1" then the expected token, or EROR -> BC_ERR_DENIED.  With
+ * chit != NULL a "CHIT 0" first (served from the cache) sets *chit. */
 static int
-rd_bolt(struct bc_io *io, const char *expect, uint32_t *val, char **errmsg,
-    char *err)
+rd_bolt(struct bc_io *io, const char *expect, uint32_t *val, int *chit,
+    char **errmsg, char *err)
 {
 	char t[5];
 	uint32_t v;
 	int r;
 
-	if ((r = bc_io_read_hdr(io, "BOLT", t, &v, err)) != BC_OK)
+	/* FLAG_HEARTBEAT: BEATs may come before NEED and before the reply */
+	if ((r = bc_io_read_hdr_beat(io, "BOLT", t, &v, err)) != BC_OK)
 		return r;
 	if (v != BC_BOLT_VERSION)
 		return bc_seterr(err, BC_ERR_PROTO, "BOLT version %lu",
 		    (unsigned long)v);
 	if ((r = bc_io_read_hdr(io, NULL, t, val, err)) != BC_OK)
 		return r;
+	if (chit != NULL && strcmp(t, "CHIT") == 0) {
+		if (*val != 0)
+			return bc_seterr(err, BC_ERR_PROTO,
+			    "CHIT with value %lu", (unsigned long)*val);
+		*chit = 1;
+		if ((r = bc_io_read_hdr(io, NULL, t, val, err)) != BC_OK)
+			return r;
+	}
 	if (strcmp(t, "EROR") == 0) {
 		struct bc_buf b;
 
@@ -168,7 +178,7 @@ bc_pumpx_read_need(struct bc_io *io, size_t nfil, uint32_t **idx, size_t *k,
 
 	*idx = NULL;
 	*k = 0;
-	if ((r = rd_bolt(io, "NEED", &n, errmsg, err)) != BC_OK)
+	if ((r = rd_bolt(io, "NEED", &n, NULL, errmsg, err)) != BC_OK)
 		return r;
 	if ((size_t)n > nfil)
 		return bc_seterr(err, BC_ERR_PROTO, "NEED %lu of %zu entries",
@@ -221,11 +231,11 @@ rd_zstd(struct bc_io *io, const char *tok, size_t max, struct bc_buf *dest,
 int
 bc_pumpx_read_reply(struct bc_io *io, uint32_t *status, struct bc_buf *serr,
     struct bc_buf *sout, struct bc_buf *doto, struct bc_buf *dotd,
-    char **errmsg, char *err)
+    int *cache_hit, char **errmsg, char *err)
 {
 	int r;
 
-	if ((r = rd_bolt(io, "STAT", status, errmsg, err)) != BC_OK)
+	if ((r = rd_bolt(io, "STAT", status, cache_hit, errmsg, err)) != BC_OK)
 		return r;
 	if ((r = rd_zstd(io, "SERR", BC_MAX_STDERR, serr, err)) != BC_OK ||
 	    (r = rd_zstd(io, "SOUT", BC_MAX_STDOUT, sout, err)) != BC_OK ||
@@ -386,4 +396,31 @@ bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
 	    err)) != BC_OK)
 		return r;
 	return put_zstd(out, "DOTD", bc_buf_data(dotd), bc_buf_len(dotd), err);
+}
+
+int
+bc_pumpx_write_hit(struct bc_buf *out, int hit_mark, const void *const z[5],
+    const size_t zn[5], char *err)
+{
+	/* blob sections: stderr, stdout, object, .dia (never in pump), .d */
+	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", NULL,
+	    "DOTD" };
+	size_t start = out->len;
+	int i, r;
+
+	if ((r = bc_pumpx_write_need(out, NULL, 0, err)) == BC_OK)
+		r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	if (r == BC_OK && hit_mark)
+		r = bc_packet_put_int(out, "CHIT", 0, err);
+	if (r == BC_OK)
+		r = bc_packet_put_int(out, "STAT", 0, err);
+	for (i = 0; i < 5 && r == BC_OK; i++) {
+		if (toks[i] == NULL)
+			continue;
+		r = zn[i] == 0 ? bc_packet_put_int(out, toks[i], 0, err) :
+		    bc_packet_put_str(out, toks[i], z[i], zn[i], err);
+	}
+	if (r != BC_OK && out->len >= start && out->off <= start)
+		out->len = start;
+	return r;
 }

@@ -11,6 +11,8 @@
  *   client: k x FILE <zstd of the contents; length 0 = empty file>
  *   daemon: BOLT 1, then STAT, SERR, SOUT, DOTO, DOTD (zstd; DOTO and
  *           DOTD empty when STAT != 0), or EROR text
+ *   A cache hit (doc/cache.md) is answered right after the manifest with
+ *   NEED 0 and the reply; with FLAG_HIT_MARK that reply starts CHIT 0.
  *
  * The head up to ARGV is read by bc_proto_read_request (req->kind ==
  * BC_RQST_PUMP); the manifest from NFIL on by bc_pumpx_read_manifest.
@@ -59,10 +61,11 @@ int bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n,
  * (malloc'd).  *idx malloc'd (NULL when k == 0). */
 int bc_pumpx_read_need(struct bc_io *io, size_t nfil, uint32_t **idx,
     size_t *k, char **errmsg, char *err);
-/* Client: the final reply (EROR as above). */
+/* Client: the final reply (EROR as above); a reply served from the
+ * daemon's cache starts with CHIT 0 (FLAG_HIT_MARK): *cache_hit = 1. */
 int bc_pumpx_read_reply(struct bc_io *io, uint32_t *status,
     struct bc_buf *serr, struct bc_buf *sout, struct bc_buf *doto,
-    struct bc_buf *dotd, char **errmsg, char *err);
+    struct bc_buf *dotd, int *cache_hit, char **errmsg, char *err);
 
 /* Daemon: NFIL and the entries (from io, or from in when io is NULL). */
 int bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
@@ -73,6 +76,11 @@ int bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
 /* Daemon: one FILE body into plain (reset first). */
 int bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
     const struct bc_proto3_limits *lim, struct bc_buf *plain, char *err);
+/* Daemon: a cache hit, answered right after the manifest: "NEED 0" and
+ * the reply (CHIT 0 first with hit_mark), bodies the stored zstd frames
+ * of the blob's sections (stderr, stdout, object, .dia unused, .d). */
+int bc_pumpx_write_hit(struct bc_buf *out, int hit_mark,
+    const void *const z[5], const size_t zn[5], char *err);
 int bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
     const struct bc_buf *serr, const struct bc_buf *sout,
     const struct bc_buf *doto, const struct bc_buf *dotd, char *err);

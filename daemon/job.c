@@ -41,10 +41,12 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/util.h"
+#include "common/wire.h"
 #include "job.h"
 #include "policy.h"
 #include "pump.h"
 #include "pumpx.h"
+#include "scratch.h"
 #include "stats.h"
 
 #ifndef W_EXITCODE
@@ -395,6 +397,9 @@ struct job {
 	char key[BC_HASH_HEXLEN + 1];	/* cache key ("" = none) */
 	char identity[BC_HASH_HEXLEN + 1];
 	int inflight_fd;	/* held in-flight lock on key, -1 none */
+	struct bc_io *io;	/* the request's connection */
+	int64_t beat_next;	/* FLAG_HEARTBEAT: next BEAT due, 0 off */
+	struct bc_pumpx_manifest pm;	/* BOLT pump: the manifest */
 };
 
 static void
@@ -426,6 +431,27 @@ drain_fd(int fd)
 }
 
 /*
+ * FLAG_HEARTBEAT: send BEAT 0 if one is due (doc/PROTOCOL.md).  Only
+ * called while no reply byte has been written.  Returns 1 if the client
+ * is gone.
+ */
+static int
+send_beat(struct job *j)
+{
+	struct bc_io io;
+	char hdr[BC_HDR_LEN + 1], e[BC_ERRLEN];
+	int64_t now;
+
+	if (j->beat_next <= 0 || (now = bc_now_ms()) < j->beat_next)
+		return 0;
+	j->beat_next = now + BC_BEAT_INTERVAL_MS;
+	(void)snprintf(hdr, sizeof(hdr), "BEAT%08x", 0u);
+	bc_io_init(&io, j->rfd, j->wfd, j->conf->io_timeout_ms);
+	io.deadline_ms = j->deadline;
+	return bc_io_write_full(&io, hdr, BC_HDR_LEN, e) != BC_OK;
+}
+
+/*
  * Wait up to ms for the client or a signal.  Returns 1 if the client hung
  * up (EOF/error), 0 otherwise.  Stray bytes from the client are discarded.
  */
@@ -435,6 +461,8 @@ watch_client(struct job *j, int ms)
 	struct pollfd p[2];
 	int n;
 
+	if (send_beat(j))
+		return 1;
 	p[0].fd = j->watch_rfd ? j->rfd : -1;
 	p[0].events = POLLIN;
 	p[0].revents = 0;
@@ -538,7 +566,9 @@ exec_compiler(const struct job *j, const char *path, char *const *argv)
 	if (in < 0 || fo < 0 || fe < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 ||
 	    dup2(fe, 2) < 0)
 		_exit(BC_EXIT_IO_ERROR);
-	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0)
+	/* cc1/as temporaries go to the job dir (scratch.h), removed with it */
+	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0 ||
+	    setenv("TMPDIR", j->dir, 1) != 0)
 		_exit(BC_EXIT_OUT_OF_MEMORY);
 	execv(path, argv);
 	{
@@ -573,8 +603,10 @@ spawn_compiler(const struct job *j, const char *path, char *const *argv)
 	pid_t pid = -1;
 	int e;
 
-	/* this worker process exists for this one job */
-	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0) {
+	/* this worker process exists for this one job; cc1/as temporaries
+	 * go to the job dir (scratch.h), removed with it */
+	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0 ||
+	    setenv("TMPDIR", j->dir, 1) != 0) {
 		free(po);
 		free(pe);
 		return -1;
@@ -664,6 +696,8 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 		exec_compiler(j, path, argv);
 #endif
 	(void)setpgid(pid, pid);
+	/* while the compiler runs: keep what the client sent for later jobs */
+	bc_pumpx_store_received(j->conf->cache_dir);
 	for (;;) {
 		int64_t now, left;
 
@@ -831,6 +865,7 @@ finish(struct job *j, int outcome, int status, int ret)
 		    j->compiler[0] != '\0' ? j->compiler : "-",
 		    j->file[0] != '\0' ? j->file : "-");
 	send_event(j, BC_EV_DONE, outcome, ms);
+	bc_pumpx_store_received(j->conf->cache_dir);	/* if not run */
 	if (j->dir != NULL) {
 		(void)bc_rmtree(j->dir);
 		free(j->dir);
@@ -902,7 +937,10 @@ cache_prepare(struct job *j, const struct bc_request *req, const char *path,
 	in.flags = req->proto == BC_PROTO_BOLT ? req->flags : 0;
 	in.doti = bc_buf_data(&req->doti);
 	in.doti_len = bc_buf_len(&req->doti);
-	bc_cache_key(&in, j->key);
+	if (BC_REQ_IS_PUMP(req))	/* BOLT pump: from the manifest */
+		bc_pumpx_key(&j->pm, req, j->identity, j->key);
+	else
+		bc_cache_key(&in, j->key);
 	return BC_OK;
 }
 
@@ -922,7 +960,9 @@ send_blob(struct job *j, const struct bc_request *req,
 
 		for (i = 0; i < BC_CACHE_NSECT; i++)
 			z[i] = bc_buf_data(&b->data) + b->off[i];
-		r = bc_proto_write_reply_zstd(&out, req, z, b->zlen, e);
+		r = req->kind == BC_RQST_PUMP ? bc_pumpx_write_hit(&out,
+		    (req->flags & BC_FLAG_HIT_MARK) != 0, z, b->zlen, e) :
+		    bc_proto_write_reply_zstd(&out, req, z, b->zlen, e);
 	} else {
 		struct bc_cache_entry ce;
 		struct bc_reply rep;
@@ -1046,7 +1086,8 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 	bc_buf_view(&ce.sout, bc_buf_data(&rep->sout), bc_buf_len(&rep->sout));
 	bc_buf_view(&ce.obj, bc_buf_data(&rep->doto), bc_buf_len(&rep->doto));
 	bc_buf_view(&ce.dia, bc_buf_data(&rep->dia), bc_buf_len(&rep->dia));
-	bc_buf_view(&ce.dotd, NULL, 0);
+	/* plain mode: empty; BOLT pump: the .d as replied (doc/cache.md) */
+	bc_buf_view(&ce.dotd, bc_buf_data(&rep->dotd), bc_buf_len(&rep->dotd));
 	ce.compile_ms = ms;
 	if (bc_cache_put(j->cache, j->key, &ce, e) != BC_OK)
 		bc_warn("cache: storing %.16s failed (the compile itself "
@@ -1148,6 +1189,43 @@ serve_zero(struct job *j, const struct bc_request *req)
 	return BC_OUT_HELLO;
 }
 
+/*
+ * BOLT pump, right after the manifest: serve a hit (no NEED round trip,
+ * no tree), else (holding the in-flight lock when possible) ask for the
+ * files the store lacks and build the tree.  Returns an outcome if the
+ * job ended here, -1 to compile.
+ */
+static int
+pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
+{
+	const char *src = j->pm.n > 0 ? j->pm.v[0].name : "";
+	int r;
+
+	bc_log_escape(bc_basename(src), strlen(bc_basename(src)), j->file,
+	    sizeof(j->file));
+	switch (cache_before_compile(j, req, why)) {
+	case 1:
+		return BC_OUT_OK;
+	case -1:
+		return BC_OUT_DISCONNECT;
+	default:
+		break;
+	}
+	/* the files are part of the request: its time limit, from now */
+	j->io->deadline_ms = bc_now_ms() +
+	    (int64_t)j->conf->request_timeout_ms;
+	if (j->io->deadline_ms > j->deadline)
+		j->io->deadline_ms = j->deadline;
+	r = bc_pumpx_fetch(j->io, req, &j->pm, j->conf->cache_dir, &j->dir,
+	    &j->pump_root, &j->pump_cwd, why);
+	if (r == BC_OK)
+		return -1;
+	if (r != BC_ERR_EOF && r != BC_ERR_TIMEOUT)
+		refuse(j, req, why);
+	return r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
+	    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
+}
+
 static int
 serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 {
@@ -1194,13 +1272,22 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if (!BC_REQ_IS_PUMP(req) && cache_prepare(j, req, path, why) != BC_OK) {
+	if ((!BC_REQ_IS_PUMP(req) || req->proto == BC_PROTO_BOLT) &&
+	    cache_prepare(j, req, path, why) != BC_OK) {
 		free(path);
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
+	bc_job_plan_init(&plan);
+	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
+		/* BOLT pump: the cache first (a hit needs no job dir), the
+		 * files and the tree only on a miss */
+		outcome = pumpx_before_compile(j, req, why);
+		if (outcome >= 0)
+			goto out;
+	}
 	if (j->dir == NULL &&
-	    (r = bc_mkdtemp("boltccd_", &j->dir, e)) != BC_OK) {
+	    (r = bc_scratch_mkjob(&j->dir, e)) != BC_OK) {
 		free(path);
 		bc_seterr(why, r, "%s", e);
 		refuse(j, req, why);
@@ -1224,7 +1311,8 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	}
 	bc_log_escape(plan.orig_src, strlen(plan.orig_src), j->file,
 	    sizeof(j->file));
-	switch (cache_before_compile(j, req, why)) {
+	switch (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req) ? 0 :
+	    cache_before_compile(j, req, why)) {
 	case 1:
 		outcome = BC_OUT_OK;
 		goto out;
@@ -1295,9 +1383,18 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		goto out;
 	}
-	r = req->proto == 3 ? bc_pump_write_reply(&out, j->dir, j->pump_root,
-	    &rep, e) : BC_REQ_IS_PUMP(req) ? bc_pumpx_job_reply(&out, j->dir,
-	    j->pump_root, &rep, e) : bc_proto_write_reply(&out, req, &rep, e);
+	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
+		/* the .d goes out and, when the client wants one, is stored */
+		bc_buf_free(&rep.dotd);
+		bc_pump_read_deps(j->dir, j->pump_root, &rep, &rep.dotd);
+		r = bc_pumpx_write_reply(&out, rep.status, &rep.serr,
+		    &rep.sout, &rep.doto, &rep.dotd, e);
+		if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
+			bc_buf_reset(&rep.dotd);
+	} else
+		r = req->proto == 3 ? bc_pump_write_reply(&out, j->dir,
+		    j->pump_root, &rep, e) : bc_proto_write_reply(&out, req,
+		    &rep, e);
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
 	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
@@ -1390,9 +1487,9 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
 		goto done;
 	}
+	j.io = &io;
 	if (BC_REQ_IS_PUMP(&req) && req.proto == BC_PROTO_BOLT &&
-	    (r = bc_pumpx_receive(&io, &req, conf->cache_dir, &j.dir,
-	    &j.pump_root, &j.pump_cwd, why)) != BC_OK) {
+	    (r = bc_pumpx_read(&io, &req, &j.pm, why)) != BC_OK) {
 		/* BOLT pump (daemon/pumpx.c) */
 		bc_warn("client %s: bad BOLT pump request: %s", peer, why);
 		if (r != BC_ERR_EOF && r != BC_ERR_TIMEOUT)
@@ -1422,11 +1519,21 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 		finish(&j, serve_zero(&j, &req), 0, 0);
 		goto done;
 	}
+	if (req.proto == BC_PROTO_BOLT && (req.kind == BC_RQST_COMPILE ||
+	    req.kind == BC_RQST_PUMP) && (req.flags & BC_FLAG_HEARTBEAT) != 0) {
+		/* the first BEAT at once: the client learns we are alive */
+		j.beat_next = bc_now_ms();
+		if (send_beat(&j)) {
+			finish(&j, BC_OUT_DISCONNECT, 0, BC_ERR_EOF);
+			goto done;
+		}
+	}
 	outcome = serve_compile(&j, &req, &status, why);
 	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
 		bc_warn("client %s: %s: %s", peer, outcome_name(outcome), why);
 	finish(&j, outcome, status, 0);
 done:
+	bc_pumpx_manifest_free(&j.pm);
 	free(j.pump_root);
 	free(j.pump_cwd);
 	bc_request_free(&req);

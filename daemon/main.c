@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "acl.h"
 #include "policy.h"
+#include "scratch.h"
 #include "server.h"
 
 struct opts {
@@ -35,6 +36,7 @@ struct opts {
 	int allow_given;
 	int no_cache;
 	int cache_check;
+	char *tmp_dir;
 };
 
 typedef int (*opt_fn)(struct opts *o, const char *arg, char *err);
@@ -68,7 +70,8 @@ set_mode(struct opts *o, enum bc_run_mode m, char *err)
 {
 	if (o->mode_set && o->sc->mode != m)
 		return bc_seterr(err, BC_ERR_INVAL,
-		    "--daemon, --no-detach and --inetd exclude each other");
+		    "--daemon, --no-detach, --inetd and --mux exclude each "
+		    "other");
 	o->mode_set = 1;
 	o->sc->mode = m;
 	return BC_OK;
@@ -90,6 +93,12 @@ static int
 opt_inetd(struct opts *o, const char *a, char *err)
 {
 	return set_mode(o, BC_MODE_INETD, err);
+}
+
+static int
+opt_mux(struct opts *o, const char *a, char *err)
+{
+	return set_mode(o, BC_MODE_MUX, err);
 }
 
 /* distcc's ssh mode runs `distccd --inetd --enable-tcp-insecure`: accepted
@@ -283,6 +292,16 @@ opt_cache_size(struct opts *o, const char *a, char *err)
 }
 
 static int
+opt_tmp_dir(struct opts *o, const char *a, char *err)
+{
+	if (*a == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "--tmp-dir: empty name");
+	free(o->tmp_dir);
+	o->tmp_dir = xstrdup(a);
+	return BC_OK;
+}
+
+static int
 opt_no_cache(struct opts *o, const char *a, char *err)
 {
 	o->no_cache = 1;
@@ -352,6 +371,8 @@ static const struct option_def options[] = {
 	  "stay in the foreground (default; for launchd/systemd)" },
 	{ "--inetd", NULL, opt_inetd,
 	  "serve one connection on stdin/stdout (ssh, inetd), then exit" },
+	{ "--mux", NULL, opt_mux,
+	  "serve many job streams on stdin/stdout (boltcc's ssh helper)" },
 	{ "--enable-tcp-insecure", NULL, opt_tcp_insecure,
 	  "accepted for distcc's ssh mode; ignored (the allowlist stays on)" },
 	{ "--listen", "ADDR", opt_listen,
@@ -387,6 +408,8 @@ static const struct option_def options[] = {
 	{ "--no-cache", NULL, opt_no_cache, "do not use the artifact cache" },
 	{ "--cache-check", NULL, opt_cache_check,
 	  "verify the cache index and every blob, print a report, exit" },
+	{ "--tmp-dir", "DIR", opt_tmp_dir,
+	  "job scratch dir (default $TMPDIR, else /dev/shm if tmpfs, else /tmp)" },
 	{ "--version", NULL, opt_version, "print the version and exit" },
 	{ "--help", NULL, opt_help, "show this help and exit" },
 	{ NULL, NULL, NULL, NULL }
@@ -547,6 +570,11 @@ main(int argc, char **argv)
 	}
 	if (o.log_file == NULL && !o.log_stderr && sc.mode != BC_MODE_FOREGROUND)
 		bc_log_silence();	/* stdout/stderr belong to the peer */
+	if (bc_scratch_init(o.tmp_dir, err) != BC_OK) {
+		fprintf(stderr, "boltccd: %s\n", err);
+		rc = BC_EXIT_BAD_ARGUMENTS;
+		goto out;
+	}
 
 	path = getenv("DISTCCD_PATH");
 	if (path == NULL || *path == '\0')
@@ -557,6 +585,10 @@ main(int argc, char **argv)
 
 	if (sc.mode == BC_MODE_INETD) {
 		rc = bc_server_inetd(&sc);
+		goto out;
+	}
+	if (sc.mode == BC_MODE_MUX) {
+		rc = bc_server_mux(&sc);
 		goto out;
 	}
 	if (!o.allow_given) {
@@ -602,5 +634,6 @@ out:
 	free(sc.pid_file);
 	free(sc.cache_dir);
 	free(o.log_file);
+	free(o.tmp_dir);
 	return rc;
 }

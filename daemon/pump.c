@@ -17,6 +17,7 @@
 #include "common/proto3.h"
 #include "common/util.h"
 #include "pump.h"
+#include "scratch.h"
 
 #define SYSDIR_UPS 20
 
@@ -514,7 +515,7 @@ bc_pump_receive(struct bc_io *io, const struct bc_request *req, char **dir,
 	*cwd = NULL;
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
-	if (*dir == NULL && (r = bc_mkdtemp("boltccd_", dir, why)) != BC_OK)
+	if (*dir == NULL && (r = bc_scratch_mkjob(dir, why)) != BC_OK)
 		return r;
 	*root = xasprintf("%s/root", *dir);
 	if ((r = bc_pump_tree_open(&t, *root, why)) != BC_OK)

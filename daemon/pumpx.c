@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache/key.h"
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -17,6 +18,72 @@
 #include "cas.h"
 #include "pump.h"
 #include "pumpx.h"
+#include "scratch.h"
+
+/*
+ * Files received in this worker's job wait here to be put into the store
+ * until the compiler runs (bc_pumpx_store_received): a file create costs
+ * up to about 1 ms on a journaling disk, and the store only serves later
+ * jobs, so it overlaps with the compile instead of delaying it.  Bounded
+ * by BC_PUMPX_DEFER_MAX bytes; a file beyond that is stored at once.
+ */
+#define BC_PUMPX_DEFER_MAX ((size_t)32 << 20)
+struct deferred {
+	uint8_t hash[BC_HASH_LEN];
+	uint8_t *data;
+	size_t len;
+};
+static struct deferred *deferred;
+static size_t ndeferred, deferred_bytes;
+
+static int
+defer_store(const uint8_t hash[BC_HASH_LEN], const uint8_t *p, size_t n)
+{
+	struct deferred *d;
+
+	if (n > BC_PUMPX_DEFER_MAX - deferred_bytes)
+		return 0;
+	deferred = xrealloc(deferred, ndeferred + 1, sizeof(*deferred));
+	d = &deferred[ndeferred++];
+	memcpy(d->hash, hash, BC_HASH_LEN);
+	d->data = xmalloc(n > 0 ? n : 1);
+	if (n > 0)
+		memcpy(d->data, p, n);
+	d->len = n;
+	deferred_bytes += n;
+	return 1;
+}
+
+void
+bc_pumpx_store_received(const char *cache_dir)
+{
+	struct bc_cas cas;
+	char e[BC_ERRLEN];
+	size_t i, stored = 0;
+
+	if (ndeferred == 0)
+		return;
+	if (bc_cas_open(&cas, cache_dir, 0, e) != BC_OK)
+		bc_info("pump store unavailable (%s): received files not kept",
+		    e);
+	else {
+		for (i = 0; i < ndeferred; i++) {
+			if (bc_cas_put(&cas, deferred[i].hash, deferred[i].data,
+			    deferred[i].len, e) != BC_OK)
+				bc_info("pump store: %s", e);
+			else
+				stored++;
+		}
+		if (stored > 0)
+			bc_cas_trim(&cas, 0);
+		bc_cas_close(&cas);
+	}
+	for (i = 0; i < ndeferred; i++)
+		free(deferred[i].data);
+	free(deferred);
+	deferred = NULL;
+	ndeferred = deferred_bytes = 0;
+}
 
 /* The tree's copy of a header map named by -I/-iquote/-isystem gets its
  * absolute values moved under the root (xcode.md 4: a map's values are
@@ -88,26 +155,77 @@ rebase_hmaps(const char *root, const char *cwd, const struct bc_strv *argv)
 }
 
 int
+bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
+    struct bc_pumpx_manifest *m, char *why)
+{
+	memset(m, 0, sizeof(*m));
+	if (req->cwd == NULL || req->cwd[0] != '/')
+		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
+	return bc_pumpx_read_manifest(io, NULL, NULL, m, why);
+}
+
+void
+bc_pumpx_key(const struct bc_pumpx_manifest *m, const struct bc_request *req,
+    const char *identity, char out[BC_HASH_HEXLEN + 1])
+{
+	struct bc_cache_pump_ent *v = xcalloc(m->n > 0 ? m->n : 1, sizeof(*v));
+	struct bc_cache_pump_in in;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		v[i].name = m->v[i].name;
+		v[i].kind = m->v[i].kind == BC_PUMPX_FILE ? BC_CACHE_PUMP_FILE :
+		    m->v[i].kind == BC_PUMPX_LINK ? BC_CACHE_PUMP_LINK :
+		    BC_CACHE_PUMP_DIR;
+		v[i].hash = m->v[i].hash;
+		v[i].target = m->v[i].target;
+	}
+	memset(&in, 0, sizeof(in));
+	in.identity = identity;
+	in.argv = req->argv.v;
+	in.argc = req->argv.n;
+	in.cwd = req->cwd;
+	in.flags = req->flags;
+	in.ents = v;
+	in.n = m->n;
+	bc_cache_pump_key(&in, out);
+	free(v);
+}
+
+int
 bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
     const char *cache_dir, char **dir, char **root, char **cwd, char *why)
 {
 	struct bc_pumpx_manifest m;
+	int r;
+
+	*root = NULL;
+	*cwd = NULL;
+	if ((r = bc_pumpx_read(io, req, &m, why)) != BC_OK)
+		return r;
+	r = bc_pumpx_fetch(io, req, &m, cache_dir, dir, root, cwd, why);
+	bc_pumpx_manifest_free(&m);
+	return r;
+}
+
+int
+bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
+    const struct bc_pumpx_manifest *mp, const char *cache_dir, char **dir,
+    char **root, char **cwd, char *why)
+{
+	const struct bc_pumpx_manifest m = *mp;
 	struct bc_pump_tree t;
 	struct bc_cas cas;
 	struct bc_buf data, out;
 	uint32_t *need = NULL;
 	size_t nneed = 0, i, total = 0, held = 0, stored = 0;
+	uint8_t h[BC_HASH_LEN];
 	char sub[BC_ERRLEN];
 	int r, tree_open = 0;
 
 	*root = NULL;
 	*cwd = NULL;
-	memset(&m, 0, sizeof(m));
-	if (req->cwd == NULL || req->cwd[0] != '/')
-		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
-	if (*dir == NULL && (r = bc_mkdtemp("boltccd_", dir, why)) != BC_OK)
-		return r;
-	if ((r = bc_pumpx_read_manifest(io, NULL, NULL, &m, why)) != BC_OK)
+	if (*dir == NULL && (r = bc_scratch_mkjob(dir, why)) != BC_OK)
 		return r;
 	if (bc_cas_open(&cas, cache_dir, 0, sub) != BC_OK)
 		bc_info("pump store unavailable (%s): every file is needed",
@@ -168,19 +286,23 @@ bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
 			    (size_t)BC_MAX_JOB_BYTES);
 			break;
 		}
-		/* the client's hash is a claim: checked before storing */
-		r = bc_cas_put(&cas, e->hash, bc_buf_data(&data),
-		    bc_buf_len(&data), sub);
-		if (r == BC_ERR_CORRUPT) {
+		/* the client's hash is a claim: checked before use */
+		bc_hash_bytes(bc_buf_data(&data), bc_buf_len(&data), h);
+		if (memcmp(h, e->hash, BC_HASH_LEN) != 0) {
 			r = bc_seterr(why, BC_ERR_PROTO,
 			    "%s: contents do not match the manifest's SHA-256",
 			    e->name);
 			break;
 		}
-		if (r != BC_OK)
-			bc_info("pump store: %s", sub);
-		else
-			stored++;
+		if (!defer_store(e->hash, bc_buf_data(&data),
+		    bc_buf_len(&data))) {
+			if (bc_cas_put(&cas, e->hash, bc_buf_data(&data),
+			    bc_buf_len(&data), sub) != BC_OK)
+				bc_info("pump store: %s", sub);
+			else
+				stored++;
+		}
+		r = BC_OK;
 		r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
 		    bc_buf_len(&data), why);
 	}
@@ -201,7 +323,6 @@ out:
 	bc_buf_free(&data);
 	bc_buf_free(&out);
 	bc_cas_close(&cas);
-	bc_pumpx_manifest_free(&m);
 	return r;
 }
 

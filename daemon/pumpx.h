@@ -10,21 +10,43 @@
 #define BC_PUMPX_H
 
 #include "common/buf.h"
+#include "common/hash.h"
 #include "common/io.h"
 #include "common/proto.h"
+#include "common/proto3x.h"
 
 /* 1 if req is a pump job of either kind (protocol 3 or BOLT pump). */
 #define BC_REQ_IS_PUMP(req) ((req)->proto == 3 || \
 	((req)->proto == BC_PROTO_BOLT && (req)->kind == BC_RQST_PUMP))
 
+/* After the head of a BOLT pump request: check CDIR, read the manifest
+ * (m freed by the caller with bc_pumpx_manifest_free). */
+int bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
+    struct bc_pumpx_manifest *m, char *why);
+/* The cache key of the job (cache/key.h, bc_cache_pump_key) from the
+ * manifest as received and this daemon's compiler identity. */
+void bc_pumpx_key(const struct bc_pumpx_manifest *m,
+    const struct bc_request *req, const char *identity,
+    char out[BC_HASH_HEXLEN + 1]);
 /*
- * After the head of a BOLT pump request: make the job dir (*dir, set
- * even on failure), build <dir>/root from the manifest, the store and the
- * files received, create the client's cwd there.  cache_dir: where the
- * store lives (NULL: under $TMPDIR).  *root, *cwd malloc'd.
+ * After the manifest: make the job dir (*dir, set even on failure), ask
+ * for the files the store lacks (NEED), build <dir>/root from the store
+ * and the files received (each checked against its SHA-256), create the
+ * client's cwd there.  cache_dir: where the store lives (NULL: under
+ * $TMPDIR).  *root, *cwd malloc'd.
+ */
+int bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
+    const struct bc_pumpx_manifest *m, const char *cache_dir, char **dir,
+    char **root, char **cwd, char *why);
+/*
+ * bc_pumpx_read then bc_pumpx_fetch (no cache step in between).
  */
 int bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
     const char *cache_dir, char **dir, char **root, char **cwd, char *why);
+/* Put the files bc_pumpx_fetch received (already checked against their
+ * SHA-256) into the store under cache_dir (as for bc_pumpx_fetch); the
+ * worker calls it once the compiler runs, and again at the end. */
+void bc_pumpx_store_received(const char *cache_dir);
 /* The BOLT pump reply, with <jobdir>/deps.d fixed up as DOTD. */
 int bc_pumpx_job_reply(struct bc_buf *out, const char *jobdir,
     const char *root, const struct bc_reply *rep, char *err);

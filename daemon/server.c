@@ -31,6 +31,7 @@
 #include "activate.h"
 #include "ident.h"
 #include "job.h"
+#include "scratch.h"
 #include "server.h"
 #include "stats.h"
 
@@ -281,6 +282,8 @@ struct server {
 	int64_t last_overload_log;
 	uint64_t overload_suppressed;
 	const char *tmpdir;
+	int sweep_due;		/* a worker died from a signal */
+	int64_t next_sweep;
 };
 
 static void
@@ -458,11 +461,30 @@ reap(struct server *s)
 				s->nw--;
 				break;
 			}
-		if (WIFSIGNALED(st))
+		if (WIFSIGNALED(st)) {
 			bc_warn("worker %ld killed by signal %d", (long)pid,
 			    WTERMSIG(st));
+			s->sweep_due = 1;	/* its job dir stayed */
+		}
 	}
 	recount_running(s);
+}
+
+/* Remove the job dirs of dead workers (this daemon's or an earlier one's)
+ * from the scratch dir. */
+static void
+sweep_scratch(struct server *s, int64_t now)
+{
+	char err[BC_ERRLEN];
+	unsigned n = 0;
+
+	s->sweep_due = 0;
+	s->next_sweep = now + BC_SCRATCH_SWEEP_MS;
+	if (bc_scratch_sweep(bc_scratch_dir(), &n, err) != BC_OK)
+		bc_warn("scratch sweep: %s", err);
+	if (n > 0)
+		bc_info("scratch sweep: removed %u job dir%s of dead workers "
+		    "from %s", n, n == 1 ? "" : "s", bc_scratch_dir());
 }
 
 static void
@@ -765,7 +787,7 @@ bc_server_run(const struct bc_server_conf *conf)
 
 	memset(&s, 0, sizeof(s));
 	s.conf = conf;
-	s.tmpdir = getenv("TMPDIR");
+	s.tmpdir = bc_scratch_dir();
 	for (i = 0; i < MAX_STATS_CONNS; i++)
 		s.sc[i].fd = -1;
 	if (pipe(sp) != 0 || pipe(ep) != 0) {
@@ -812,6 +834,9 @@ bc_server_run(const struct bc_server_conf *conf)
 	bc_info("boltccd %s: %d compile slots, queue %d, %s", PACKAGE_VERSION,
 	    conf->jobs, conf->queue, conf->stats_port ? "stats on" :
 	    "stats off");
+	bc_info("scratch dir %s (from %s)", bc_scratch_dir(),
+	    bc_scratch_origin());
+	sweep_scratch(&s, bc_now_ms());
 
 	while (!s.stopping || s.nw > 0) {
 		int n = 0, timeout = 1000, k;
@@ -880,6 +905,8 @@ bc_server_run(const struct bc_server_conf *conf)
 			bc_stats_tick(&s.st, now);
 			last_tick = now;
 		}
+		if (s.sweep_due || now >= s.next_sweep)
+			sweep_scratch(&s, now);
 		advance_stop(&s, now);
 	}
 	bc_info("exiting: %llu jobs accepted, %llu ok, %llu failed",
@@ -910,8 +937,6 @@ bc_server_inetd(const struct bc_server_conf *conf)
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
-	const char *t = getenv("TMPDIR");
-	char *slotpath;
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -923,6 +948,21 @@ bc_server_inetd(const struct bc_server_conf *conf)
 		peer_label((struct sockaddr *)&ss, sl, peer, sizeof(peer));
 	else
 		snprintf(peer, sizeof(peer), "inetd");
+	bc_server_stdio_jobconf(conf, &jc);
+	bc_job_serve(&jc, 0, 1, peer);
+	if (jc.slot_fd >= 0)
+		close(jc.slot_fd);
+	return 0;
+}
+
+void
+bc_server_stdio_jobconf(const struct bc_server_conf *conf,
+    struct bc_job_conf *out)
+{
+	struct bc_job_conf jc;
+	const char *t = getenv("TMPDIR");
+	char *slotpath;
+
 	memset(&jc, 0, sizeof(jc));
 	jc.policy = &conf->policy;
 	jc.jobs = conf->jobs;
@@ -944,8 +984,5 @@ bc_server_inetd(const struct bc_server_conf *conf)
 	else
 		set_cloexec(jc.slot_fd);
 	free(slotpath);
-	bc_job_serve(&jc, 0, 1, peer);
-	if (jc.slot_fd >= 0)
-		close(jc.slot_fd);
-	return 0;
+	*out = jc;
 }

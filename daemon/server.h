@@ -21,6 +21,7 @@ enum bc_run_mode {
 	BC_MODE_FOREGROUND = 0,	/* default; --no-detach */
 	BC_MODE_DAEMON,		/* --daemon: fork into the background */
 	BC_MODE_INETD,		/* --inetd: one connection on fd 0/1 */
+	BC_MODE_MUX,		/* --mux: many streams on fd 0/1 (muxd.c) */
 };
 
 struct bc_server_conf {
@@ -49,5 +50,11 @@ int bc_server_bind(const struct bc_server_conf *conf, char *err);
 int bc_server_run(const struct bc_server_conf *conf);
 /* --inetd: serve fd 0/1 once; returns the process exit code. */
 int bc_server_inetd(const struct bc_server_conf *conf);
+/* The job settings of --inetd and --mux workers (compile slots shared by
+ * the user's stdio daemons through a lock file in $TMPDIR). */
+void bc_server_stdio_jobconf(const struct bc_server_conf *conf,
+    struct bc_job_conf *jc);
+/* --mux: serve job streams on fd 0/1 (doc/PROTOCOL.md); exit code. */
+int bc_server_mux(const struct bc_server_conf *conf);
 
 #endif

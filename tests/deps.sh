@@ -7,7 +7,7 @@
 
 BC_DEB_PACKAGES="autoconf automake make pkg-config gcc clang python3 \
 libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check distcc \
-libxml2-utils openssh-client openssh-server"
+libxml2-utils openssh-client openssh-server iproute2 nftables"
 
 bc_missing_deps() {
 	_m=""
@@ -22,6 +22,13 @@ bc_missing_deps() {
 		:
 	else
 		_m="$_m distcc"
+	fi
+	# tests/cluster (Linux only): ip and tc (namespaces, tbf), nft (drop)
+	if [ "$(uname -s)" = Linux ]; then
+		command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] ||
+			[ -x /sbin/ip ] || _m="$_m iproute2"
+		command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] ||
+			_m="$_m nftables"
 	fi
 	# tests/integration/t_ssh.sh: ssh-keygen, ssh and sshd
 	command -v ssh-keygen >/dev/null 2>&1 || _m="$_m openssh-client"

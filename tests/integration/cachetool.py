@@ -6,12 +6,20 @@
   identity CACHEDIR           the daemon's memoized compiler identity
   key IDENTITY CDIR FLAGS DOTI -- ARGV...
                               the cache key as doc/cache.md defines it
+  pumpkey IDENTITY CDIR FILE -- ARGV...
+                              the pump key of the request "bolt pump"
+                              sends (doc/cache.md, "Pump keys")
   bolt PORT MODE [ARGS]       send a hand-made BOLT request, print the
                               reply's first token (and EROR text):
       compile IDENT|- DOTI -- ARGV...   compile (IDENT '-' = no CMPI)
       forged DOTI OBJ -- ARGV...        compile + a forged DOTO/DIAG after it
       lookup KEY                        lookup
       store KEY OBJ                     an invented "store" request kind
+      pump CDIR FILE CLAIM -- ARGV...   a BOLT pump request shipping
+                                        CDIR/FILE (manifest hash CLAIM:
+                                        64 hex, or '-' = its real SHA-256),
+                                        the file sent if NEEDed; prints
+                                        "NEED<k> <token>[ <token>]"
   crashloop ...               see crash_loop() (t_cache_crash.sh)
 """
 import hashlib
@@ -192,6 +200,77 @@ def key_of(ident, cdir, flags, doti, argv):
     return h.hexdigest()
 
 
+def key_words(argv):
+    """The normalized argv and the debug flag (doc/cache.md)."""
+    drop_val = {"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics"}
+    drop = {"-MD", "-MMD", "-MP", "-MG"}
+    keep_val = KEEP_VAL
+    words = [os.path.basename(argv[0])]
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in drop_val:
+            i += 2
+            continue
+        if a in drop or any(a.startswith(p) and len(a) > len(p)
+                            for p in ("-o", "-MF", "-MT", "-MQ", "-MJ")):
+            i += 1
+            continue
+        words.append(a)
+        if a in keep_val and i + 1 < len(argv):
+            words.append(argv[i + 1])
+            i += 1
+        i += 1
+    return words
+
+
+KEEP_VAL = {"-x", "-include", "-imacros", "-idirafter", "-iprefix",
+            "-iwithprefix", "-iwithprefixbefore", "-isystem", "-isystem-after",
+            "-isysroot", "-iquote", "-iframework", "-ivfsoverlay", "-include-pch",
+            "-I", "-D", "-U", "-L", "-A", "-F", "-Xclang", "-Xlinker",
+            "-Xassembler", "-Xpreprocessor", "-Xanalyzer", "-target", "-arch",
+            "--param", "-mllvm", "-T", "-u", "-z", "--sysroot", "-gcc-toolchain"}
+
+
+def pump_key_of(ident, cdir, flags, argv, entries):
+    """The pump key as doc/cache.md ("Pump keys") defines it.  entries:
+    (kind 'F'|'L'|'D', absolute path, hex hash | link target | '')."""
+    words = key_words(argv)
+    h = hashlib.sha256()
+
+    def f(s):
+        h.update(s.encode() + b"\0")
+    f("boltcc-pump-key-v1")
+    f(ident)
+    f("flags %d" % (flags & 1))
+    f("argc %d" % len(words))
+    for w in words:
+        f(w)
+    # the .d shape (no -MD/-MMD here: the tests' pump jobs want none)
+    if any(a in ("-MD", "-MMD") for a in argv):
+        die("pump_key_of: .d shape not modelled here")
+    f("nodeps")
+    if any(a.startswith("-g") and a not in ("-g0",) for a in argv):
+        die("pump_key_of: debug info not modelled here")
+    f("nodebug")
+    recs = []
+    c = cdir.rstrip("/") or "/"
+    for kind, path, payload in entries:
+        if c != "/" and path == c:
+            kp = "rel:."
+        elif c != "/" and path.startswith(c + "/"):
+            kp = "rel:" + path[len(c) + 1:]
+        else:
+            kp = "abs:" + path
+        recs.append((kind + kp).encode() + b"\0" + payload.encode())
+    recs.sort()
+    f("entries %d" % len(recs))
+    for r in recs:
+        f("entry %d" % len(r))
+        h.update(r)
+    return h.hexdigest()
+
+
 def daemon_identity(cachedir):
     d = os.path.join(cachedir, "identity")
     for n in sorted(os.listdir(d)):
@@ -232,8 +311,62 @@ def cmd_bolt(args):
         r = exchange(port, hdr("BOLT", 1) + hdr("RQST", 5) + pstr("CKEY", rest[0]) +
                      bulk("DOTO", obj))
         print(describe(r))
+    elif mode == "pump":
+        pre, argv = split_dashdash(rest)
+        cdir, fname, claim = pre[0], pre[1], pre[2]
+        data = open(os.path.join(cdir, fname), "rb").read()
+        h = hashlib.sha256(data).digest() if claim == "-" else bytes.fromhex(claim)
+        m = hdr("BOLT", 1) + hdr("RQST", 5) + hdr("FLAG", 0x8) + pstr("CDIR", cdir)
+        m += hdr("ARGC", len(argv))
+        for a in argv:
+            m += pstr("ARGV", a)
+        m += hdr("NFIL", 2) + pstr("NAME", os.path.join(cdir, fname)) + pstr("HASH", h)
+        m += pstr("NAME", cdir) + hdr("DIRM", 0)
+        print(pump_exchange(port, m, data))
     else:
         die("unknown bolt mode " + mode)
+
+
+def pump_exchange(port, req, data, timeout=30.0):
+    s = socket.create_connection((HOST, port), timeout=timeout)
+    s.sendall(req)
+    buf = b""
+
+    def need(n):
+        nonlocal buf
+        while len(buf) < n:
+            b = s.recv(65536)
+            if not b:
+                return False
+            buf += b
+        return True
+    if not need(24):
+        s.close()
+        return "CLOSED"
+    tok = buf[12:16].decode("latin-1")
+    if tok != "NEED":
+        s.close()
+        return describe(buf)
+    k = int(buf[16:24], 16)
+    need(24 + 12 * k)
+    buf = buf[24 + 12 * k:]
+    if k:
+        s.sendall(bulk("FILE", data))
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        buf += b
+    s.close()
+    if len(buf) < 24:
+        return "NEED%d CLOSED" % k
+    toks = [buf[12:16].decode("latin-1")]
+    if toks[0] == "CHIT":
+        toks.append(buf[24:28].decode("latin-1"))
+    if toks[0] == "EROR":
+        n = int(buf[16:24], 16)
+        toks.append(buf[24:24 + n].decode("latin-1"))
+    return "NEED%d %s" % (k, " ".join(toks))
 
 
 def crash_loop(args):
@@ -348,6 +481,13 @@ def main():
         ident, cdir, flags, doti = pre
         print(key_of(ident, None if cdir == "-" else cdir, int(flags),
                      open(doti, "rb").read(), argv))
+    elif cmd == "pumpkey":
+        pre, argv = split_dashdash(args)
+        ident, cdir, fname = pre
+        data = open(os.path.join(cdir, fname), "rb").read()
+        print(pump_key_of(ident, cdir, 0, argv, [
+            ("F", os.path.join(cdir, fname), hashlib.sha256(data).hexdigest()),
+            ("D", cdir, "")]))
     elif cmd == "bolt":
         cmd_bolt(args)
     elif cmd == "crashloop":

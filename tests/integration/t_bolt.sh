@@ -1,7 +1,8 @@
 #!/bin/sh
-# t_bolt.sh - boltcc -> boltccd: with ",bolt" in BOLTCC_HOSTS and through the
-# one-time probe (plain DISTCC_HOSTS); gcc and clang; objects and -MD files
-# identical to local compiles; compile errors and warnings reported.
+# t_bolt.sh - boltcc -> boltccd: with ",bolt" in BOLTCC_HOSTS (pump, the
+# default, and plain with ",plain") and through the one-time probe (plain
+# DISTCC_HOSTS); gcc and clang; objects and -MD files identical to local
+# compiles; compile errors and warnings reported.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc
@@ -39,72 +40,88 @@ remote_same() {
 BOLTCC_DIR=$(new_client_dir)
 export BOLTCC_DIR
 
-log "--- BOLT extension (BOLTCC_HOSTS=127.0.0.1:$DPORT,bolt)"
-BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt"
-export BOLTCC_HOSTS
-remote_same "bolt gcc -O2" gcc -O2 -g0
-remote_same "bolt gcc -O0" gcc -O0 -g0 -Wall
-if command -v clang >/dev/null 2>&1; then
-	remote_same "bolt clang -O2" clang -O2 -g0
-else
-	note "clang not installed: clang cases not run"
-fi
+# Both modes toward boltccd: pump (the default) and plain (",plain").
+for MODE in pump plain; do
+	BOLTCC_DIR=$(new_client_dir)
+	if [ "$MODE" = plain ]; then
+		BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt,plain"
+	else
+		BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt"
+	fi
+	export BOLTCC_HOSTS BOLTCC_DIR
+	log "--- BOLT extension, $MODE mode (BOLTCC_HOSTS=$BOLTCC_HOSTS)"
+	remote_same "$MODE gcc -O2" gcc -O2 -g0
+	remote_same "$MODE gcc -O0" gcc -O0 -g0 -Wall
+	if command -v clang >/dev/null 2>&1; then
+		remote_same "$MODE clang -O2" clang -O2 -g0
+	else
+		note "clang not installed: clang cases not run"
+	fi
 
-# -MD -MF: the .d written through boltcc equals the local one.
-mkdir -p obj
-rm -f obj/x.o l.d r.d
-gcc -O2 -g0 -MD -MF l.d -c hello.c -o obj/x.o && mv obj/x.o l.o
-DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -MD -MF r.d -c hello.c -o obj/x.o
-check "bolt -MD -MF: exit 0 and object written" [ -s obj/x.o ]
-check "bolt -MD -MF: object identical" same_file l.o obj/x.o
-check "bolt -MD -MF: dependency file identical" same_file l.d r.d
-# -MMD without -MF: the .d goes next to the object with the right target.
-rm -f obj/*.d obj/x.o
-gcc -O2 -g0 -MMD -c hello.c -o obj/x.o && mv obj/x.d l.d
-rm -f obj/x.o
-DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -MMD -c hello.c -o obj/x.o
-check "bolt -MMD: obj/x.d written next to the object" [ -f obj/x.d ]
-check "bolt -MMD: obj/x.d identical to local" same_file l.d obj/x.d
-check "bolt -MMD: no stray hello.d in the source dir" [ ! -f hello.d ]
+	# -MD -MF: the .d written through boltcc equals the local one.
+	mkdir -p obj
+	rm -f obj/x.o l.d r.d
+	gcc -O2 -g0 -MD -MF l.d -c hello.c -o obj/x.o && mv obj/x.o l.o
+	DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -MD -MF r.d -c hello.c -o obj/x.o
+	check "$MODE -MD -MF: exit 0 and object written" [ -s obj/x.o ]
+	check "$MODE -MD -MF: object identical" same_file l.o obj/x.o
+	check "$MODE -MD -MF: dependency file identical" same_file l.d r.d
+	# -MMD without -MF: the .d goes next to the object with the right target.
+	rm -f obj/*.d obj/x.o
+	gcc -O2 -g0 -MMD -c hello.c -o obj/x.o && mv obj/x.d l.d
+	rm -f obj/x.o
+	DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -MMD -c hello.c -o obj/x.o
+	check "$MODE -MMD: obj/x.d written next to the object" [ -f obj/x.d ]
+	check "$MODE -MMD: obj/x.d identical to local" same_file l.d obj/x.d
+	check "$MODE -MMD: no stray hello.d in the source dir" [ ! -f hello.d ]
 
-# A genuine compile error: compiler's message, exit status 1, no object.
-rm -f b.o
-gcc -c broken.c -o b.o 2>"$T/local-err.txt"
-DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -c broken.c -o b.o 2>"$T/err.txt"
-rc=$?
-check "bolt compile error: exit status 1 (got $rc)" [ $rc -eq 1 ]
-check "bolt compile error: compiler message shown" grep -q "expected ';'" "$T/err.txt"
-check "bolt compile error: names the file and line" grep -q "broken.c:[0-9]" "$T/err.txt"
-check "bolt compile error: no object left behind" [ ! -e b.o ]
-sed 's/^/    stderr: /' "$T/err.txt" | head -n 5
-DISTCC_SKIP_LOCAL_RETRY=1 DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -c broken.c -o b.o 2>"$T/err2.txt"
-rc=$?
-check "bolt compile error, DISTCC_SKIP_LOCAL_RETRY: exit 1 (got $rc)" [ $rc -eq 1 ]
-check "bolt compile error, DISTCC_SKIP_LOCAL_RETRY: remote message shown" \
-	grep -q "expected ';'" "$T/err2.txt"
+	# A genuine compile error: compiler's message, exit status 1, no object.
+	rm -f b.o
+	gcc -c broken.c -o b.o 2>"$T/local-err.txt"
+	DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -c broken.c -o b.o 2>"$T/err.txt"
+	rc=$?
+	check "$MODE compile error: exit status 1 (got $rc)" [ $rc -eq 1 ]
+	check "$MODE compile error: compiler message shown" grep -q "expected ';'" "$T/err.txt"
+	check "$MODE compile error: names the file and line" grep -q "broken.c:[0-9]" "$T/err.txt"
+	check "$MODE compile error: no object left behind" [ ! -e b.o ]
+	sed 's/^/    stderr: /' "$T/err.txt" | head -n 5
+	DISTCC_SKIP_LOCAL_RETRY=1 DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -c broken.c -o b.o 2>"$T/err2.txt"
+	rc=$?
+	check "$MODE compile error, DISTCC_SKIP_LOCAL_RETRY: exit 1 (got $rc)" [ $rc -eq 1 ]
+	check "$MODE compile error, DISTCC_SKIP_LOCAL_RETRY: remote message shown" \
+		grep -q "expected ';'" "$T/err2.txt"
 
-# Warnings are shown and do not fail the compile.
-rm -f w.o
-DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -Wall -c warn.c -o w.o 2>"$T/err.txt"
-rc=$?
-check "bolt warning: exit 0 (got $rc)" [ $rc -eq 0 ]
-check "bolt warning: object written" [ -s w.o ]
-check "bolt warning: warning text shown" grep -q "unused variable" "$T/err.txt"
+	# Warnings are shown and do not fail the compile.
+	rm -f w.o
+	DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -Wall -c warn.c -o w.o 2>"$T/err.txt"
+	rc=$?
+	check "$MODE warning: exit 0 (got $rc)" [ $rc -eq 0 ]
+	check "$MODE warning: object written" [ -s w.o ]
+	check "$MODE warning: warning text shown" grep -q "unused variable" "$T/err.txt"
 
-# The same job again (boltccd may answer from its artifact cache): still
-# counted, still the same object.
-rm -f r2.o
-before=$(ok_count)
-DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -c "hello_v1.c" -o r2.o 2>"$T/err.txt"
-rc=$?
-gcc -O2 -g0 -c hello_v1.c -o l2.o
-after=$(dstat_above "$DSPORT" dcc_compile_ok "$before")
-check "repeat of a job: exit 0 (got $rc)" [ $rc -eq 0 ]
-check "repeat of a job: served by the daemon (dcc_compile_ok $before -> $after)" [ "$after" -gt "$before" ]
-check "repeat of a job: object identical to local" same_file l2.o r2.o
-if grep -q 'lookup\|cache hit\|HIT' "$DLOG" 2>/dev/null; then
-	note "the daemon log shows artifact-cache lookups"
-fi
+	# The same job again (boltccd may answer from its artifact cache): still
+	# counted, still the same object.
+	rm -f r2.o
+	before=$(ok_count)
+	DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -c "hello_v1.c" -o r2.o 2>"$T/err.txt"
+	rc=$?
+	gcc -O2 -g0 -c hello_v1.c -o l2.o
+	after=$(dstat_above "$DSPORT" dcc_compile_ok "$before")
+	check "repeat of a job: exit 0 (got $rc)" [ $rc -eq 0 ]
+	check "repeat of a job: served by the daemon (dcc_compile_ok $before -> $after)" [ "$after" -gt "$before" ]
+	check "repeat of a job: object identical to local" same_file l2.o r2.o
+	if grep -q 'lookup\|cache hit\|HIT' "$DLOG" 2>/dev/null; then
+		note "the daemon log shows artifact-cache lookups"
+	fi
+	"$BOLTCC" --stats --json >"$T/mode.json"
+	jp=$(json_get "$T/mode.json" jobs_pump)
+	if [ "$MODE" = plain ]; then
+		check "plain mode: no pump job (jobs_pump $jp)" [ "$jp" = missing ]
+	else
+		check "pump is the default toward boltccd (jobs_pump $jp)" [ "$jp" != missing ] && [ "$jp" -ge 5 ]
+	fi
+
+done
 
 log "--- probe (DISTCC_HOSTS=127.0.0.1:$DPORT, fresh state dir)"
 unset BOLTCC_HOSTS

@@ -1,11 +1,14 @@
 #!/bin/sh
 # t_cache.sh - the daemons' shared artifact cache (doc/cache.md):
-#   two clients with different working copies: the second build is all
-#   hits, objects byte-identical to local compiles, warnings replayed, the
-#   .d written; a stock distcc client gets hits too; identical jobs in
+#   two clients with different working copies (default mode toward
+#   boltccd: BOLT pump): the second build is all hits, objects
+#   byte-identical to local compiles, warnings replayed, the .d written;
+#   with -g the working directory splits the key; direct mode (plain
+#   mode, ,plain); a stock distcc client gets hits too; identical jobs in
 #   flight compile once; two daemons: every entry is found whichever
-#   daemon compiled it; a forged result or a wrong compiler identity is
-#   never served; a flipped byte in a blob is caught; counters persist
+#   daemon compiled it; a forged result, a manifest hash that does not
+#   match the file or a wrong compiler identity is never served; a flipped
+#   byte in a blob is caught (plain and pump entries); counters persist
 #   across a restart; --stats, --stats --json, --zero-stats, /metrics.
 . "$(dirname "$0")/lib.sh"
 need_binaries
@@ -15,6 +18,7 @@ write_sources
 start_boltccd || die "cannot start boltccd"
 D1PORT=$DPORT D1SPORT=$DSPORT D1PID=$DPID D1CACHE="$T/cache-$DPORT"
 cstat() { $CT cstat "$1" "$2" 2>/dev/null || echo -1; }
+matches() { case "$1" in $2) return 0 ;; esac; return 1; }
 
 # A small project in two working copies (different absolute paths).
 mkdir -p "$T/proj"
@@ -65,6 +69,8 @@ check "second build stored nothing new (stores $st2)" [ "$st2" -eq $NUNITS ]
 BOLTCC_DIR=$C2 "$BOLTCC" --stats --json >"$T/c2.json"
 ch=$(json_get "$T/c2.json" cache_hits)
 check "client counts its hits (cache_hits $ch)" [ "$ch" = $NUNITS ]
+jp=$(json_get "$T/c2.json" jobs_pump)
+check "default mode toward boltccd is pump (jobs_pump $jp)" [ "$jp" = $NUNITS ]
 same_all=0
 for u in $UNITS; do
 	same_file "$T/proj/obj/$u.o" "$T/wc2/obj/$u.o" || { same_all=1; note "$u.o differs"; }
@@ -77,7 +83,39 @@ sed "s|$T/proj/||g" "$T/proj/obj/hello.d" >"$T/l.d"
 sed "s|$T/wc2/||g" "$T/wc2/obj/hello.d" >"$T/r.d"
 check ".d file written on a hit (same as local)" same_file "$T/l.d" "$T/r.d"
 
+log "--- -g: the working directory is in the key"
+# build_g WC CLIENTDIR: as build, with -g, objects in objg/
+build_g() {
+	_wc=$1; _cd=$2
+	mkdir -p "$_wc/objg"
+	for _u in $UNITS; do
+		( cd "$_wc" && BOLTCC_DIR=$_cd DISTCC_FALLBACK=0 		  timeout 60 "$BOLTCC" gcc -O2 -g -Wall -MD -MF "objg/$_u.d" 		  -c "$_u.c" -o "objg/$_u.o" 2>"objg/$_u.err" ) || return 1
+	done
+}
+sb=$(cstat $D1SPORT stores); hb=$(cstat $D1SPORT hits)
+check "-g: wc1 builds" build_g "$T/wc1" "$(new_client_dir)"
+check "-g: wc2 builds" build_g "$T/wc2" "$(new_client_dir)"
+sa=$(cstat $D1SPORT stores); ha=$(cstat $D1SPORT hits)
+check "-g: two working copies do not share ($sb -> $sa stores, $hb -> $ha hits)" [ "$sa" -eq $((sb + 2 * NUNITS)) ] && [ "$ha" -eq "$hb" ]
+rm -rf "$T/wc2/objg"
+CG=$(new_client_dir)
+check "-g: wc2 rebuilds" build_g "$T/wc2" "$CG"
+ha=$(cstat $D1SPORT hits)
+check "-g: the same working copy again is all hits ($hb -> $ha)" [ "$ha" -eq $((hb + NUNITS)) ]
+BOLTCC_DIR=$CG "$BOLTCC" --stats --json >"$T/cg.json"
+check "-g: client counted pump hits ($(json_get "$T/cg.json" cache_hits))" [ "$(json_get "$T/cg.json" cache_hits)" = $NUNITS ]
+mkdir -p "$T/wc2/lobjg"
+same_all=0
+for u in $UNITS; do
+	( cd "$T/wc2" && gcc -O2 -g -Wall -c "$u.c" -o "lobjg/$u.o" 2>/dev/null )
+	same_file "$T/wc2/lobjg/$u.o" "$T/wc2/objg/$u.o" || { same_all=1; note "$u.o (-g) differs"; }
+done
+check "-g: objects from hits byte-identical to local -g compiles" [ $same_all -eq 0 ]
+check "-g: warnings replayed on a hit" grep -q "unused variable" "$T/wc2/objg/warn.err"
+
 log "--- direct mode: an unchanged command skips the preprocessor"
+# direct mode belongs to plain mode: ,plain
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt,plain"
 cp -r "$T/proj" "$T/wc7"
 rm -rf "$T/wc7/obj"
 # files younger than 2 s are never recorded (mtime granularity)
@@ -111,6 +149,16 @@ done
 check "header change: no stale object" [ $same_all -eq 0 ]
 BOLTCC_DIR=$C7 "$BOLTCC" --stats --json >"$T/c7.json"
 check "header change: only warn.c (no hello.h) was a direct hit ($(json_get "$T/c7.json" cache_hits_direct))" [ "$(json_get "$T/c7.json" cache_hits_direct)" = $((NUNITS + 1)) ]
+BOLTCC_DIR=$C7 BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt" BOLTCC_PUMP=0 DISTCC_FALLBACK=0 \
+  "$BOLTCC" --stats --json >"$T/c7.json"
+check "plain mode (,plain): no pump job ($(json_get "$T/c7.json" jobs_pump))" [ "$(json_get "$T/c7.json" jobs_pump)" = missing ]
+# BOLTCC_PUMP=0 is plain mode too: a direct hit
+rm -rf "$T/wc7/obj"; mkdir -p "$T/wc7/obj"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"
+( cd "$T/wc7" && BOLTCC_DIR=$C7 BOLTCC_PUMP=0 DISTCC_FALLBACK=0 \
+  "$BOLTCC" gcc -O2 -Wall -MD -MF obj/warn.d -c warn.c -o obj/warn.o ) 2>/dev/null
+BOLTCC_DIR=$C7 "$BOLTCC" --stats --json >"$T/c7.json"
+check "BOLTCC_PUMP=0: plain mode (direct hit $(json_get "$T/c7.json" cache_hits_direct))" [ "$(json_get "$T/c7.json" cache_hits_direct)" = $((NUNITS + 2)) ]
 
 log "--- stock distcc client against boltccd"
 if command -v distcc >/dev/null 2>&1; then
@@ -163,7 +211,10 @@ check "identity mismatch counted" [ "$(cstat $D1SPORT identity_mismatch)" -ge 1 
 check "nothing stored for it" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
 ans=$($CT bolt $D1PORT compile "$IDENT" "$T/f.i" -- gcc -O2 -c f.c -o f.o)
 check "the same job with the right identity compiles ($ans)" [ "$ans" = STAT ]
-# A client whose gcc is another binary (a wrapper): refused, compiled locally.
+# A client whose gcc is another binary (a wrapper): refused, compiled
+# locally.  (Plain mode: a pump request names the compiler, as distcc's,
+# and the daemon compiles with its own.)
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt,plain"
 mkdir -p "$T/fakebin"
 printf '#!/bin/sh\nexec /usr/bin/gcc "$@"\n' >"$T/fakebin/gcc"
 chmod +x "$T/fakebin/gcc"
@@ -195,6 +246,47 @@ check "lookup by the documented key: hit ($ans)" [ "$ans" = STAT ]
 ans=$($CT bolt $D1PORT store "$KEY" "$T/junk.o")
 check "there is no store request (answered: $ans)" sh -c "echo '$ans' | grep -q 'EROR\|CLOSED'"
 
+log "--- pump: a manifest hash that does not match the file is never served"
+mkdir -p "$T/pf"
+printf 'int pf(void) { return 1; }\n' >"$T/pf/pf.c"
+( cd "$T/pf" && gcc -O2 -c pf.c -o pf-local.o )
+BOGUS=$(printf 'int pf(void) { return 2; }\n' | sha256sum | cut -c1-64)
+sb=$(cstat $D1SPORT stores); hb=$(cstat $D1SPORT hits)
+ans=$($CT bolt $D1PORT pump "$T/pf" pf.c "$BOGUS" -- gcc -O2 -c pf.c -o pf.o)
+check "file contradicting its manifest hash: refused ($ans)" matches "$ans" "NEED1 EROR*do not match*"
+check "nothing stored for it" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
+ans=$($CT bolt $D1PORT pump "$T/pf" pf.c "$BOGUS" -- gcc -O2 -c pf.c -o pf.o)
+check "the same claim again: still asked for the file, no hit ($ans)" matches "$ans" "NEED1 EROR*"
+check "no hit from a mismatched hash" [ "$(cstat $D1SPORT hits)" -eq "$hb" ]
+ans=$($CT bolt $D1PORT pump "$T/pf" pf.c - -- gcc -O2 -c pf.c -o pf.o)
+check "the true hash: compiled ($ans)" [ "$ans" = "NEED1 STAT" ]
+ans=$($CT bolt $D1PORT pump "$T/pf" pf.c - -- gcc -O2 -c pf.c -o pf2.o)
+check "then a hit right after the manifest, marked (no NEED round trip: $ans)" [ "$ans" = "NEED0 CHIT STAT" ]
+check "stored once" [ "$(cstat $D1SPORT stores)" -eq $((sb + 1)) ]
+PKEY=$($CT pumpkey "$IDENT" "$T/pf" pf.c -- gcc -O2 -c pf.c -o pf.o)
+check "stored under the pump key doc/cache.md describes (${PKEY%"${PKEY#????????????????}"})" [ -n "$(find "$D1CACHE/blobs" -type f -name "$PKEY")" ]
+PBLOB=$(find "$D1CACHE/blobs" -type f -name "$PKEY")
+$PYTHON - "$PBLOB" <<'EOF2'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[len(b) - 5] ^= 0x08
+open(p, "wb").write(b)
+EOF2
+cb=$(cstat $D1SPORT corrupt)
+ans=$($CT bolt $D1PORT pump "$T/pf" pf.c - -- gcc -O2 -c pf.c -o pf.o)
+check "pump entry with a flipped byte: a miss, compiled again ($ans)" [ "$ans" = "NEED0 STAT" ]
+check "corrupt pump blob counted" [ "$(cstat $D1SPORT corrupt)" -eq $((cb + 1)) ]
+hb=$(cstat $D1SPORT hits)
+for n in 1 2; do
+	rm -f "$T/pf/pf.o"
+	( cd "$T/pf" && BOLTCC_DIR=$(new_client_dir) BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt" \
+	  DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -c pf.c -o pf.o ) || fail "boltcc pf.c"
+done
+check "boltcc: second pump compile is a hit ($hb -> $(cstat $D1SPORT hits))" [ "$(cstat $D1SPORT hits)" -eq $((hb + 1)) ]
+check "pump hit object identical to local" same_file "$T/pf/pf-local.o" "$T/pf/pf.o"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt,plain"
+
 log "--- a flipped byte in a blob is caught"
 BLOB=$(find "$D1CACHE/blobs" -type f -name "$KEY")
 check "blob of the planted job exists" [ -f "$BLOB" ]
@@ -214,6 +306,7 @@ check "recompiled and stored again" [ "$(cstat $D1SPORT stores)" -eq $((sb + 1))
 check "object after the flip is still correct" same_file "$T/proj/obj/planted-local.o" "$T/proj/obj/planted.o"
 
 log "--- two daemons: entries are found whichever daemon compiled them"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"
 start_boltccd || die "cannot start second boltccd"
 D2PORT=$DPORT D2SPORT=$DSPORT
 cp -r "$T/proj" "$T/wc3"; cp -r "$T/proj" "$T/wc4"; cp -r "$T/proj" "$T/wc5"

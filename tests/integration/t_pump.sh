@@ -97,9 +97,9 @@ if [ -f "$VECTORS/p3-request.bin" ]; then
 		if [ "$want" = 0 ]; then
 			check "$v: DOTO is an ELF object" elf_object "$T/$v.o"
 			check "$v: no daemon temp path in the object" \
-				sh -c "! grep -q boltccd_ '$T/$v.o'"
+				sh -c "! grep -Eq 'boltccd[._]' '$T/$v.o'"
 			check "$v: DOTD names the client's paths" \
-				sh -c "grep -q '^[a-z_]*\.o:' '$T/$v.d' && ! grep -q boltccd_ '$T/$v.d'"
+				sh -c "grep -q '^[a-z_]*\.o:' '$T/$v.d' && ! grep -Eq 'boltccd[._]' '$T/$v.d'"
 		fi
 		case $v in p3-error)
 			# SERR quotes follow the daemon's locale (tests run in C)

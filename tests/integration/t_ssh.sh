@@ -13,7 +13,13 @@
 #  * the daemon keeps its compiler allowlist under ssh, also with distcc's
 #    --enable-tcp-insecure;
 #  * Debian's stock distcc client with an @host entry (DISTCC_SSH) against
-#    boltccd --inetd.
+#    boltccd --inetd;
+#  * one multiplexed channel per session for boltccd hosts (boltccd --mux,
+#    counted from the remote command's invocations): 50 jobs in a row and
+#    a -j8 burst, plain and pump; the remote boltccd killed mid-build (the
+#    build still succeeds, fallbacks counted); a remote that rejects --mux
+#    (a channel per job, the refusal remembered); hostile frames written
+#    to boltccd --mux by muxdrive.py.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc ssh-keygen
@@ -96,6 +102,7 @@ mkdir -p "$T/bin"
 D="$T/bin/boltccd-ssh"
 cat >"$D" <<EOF
 #!/bin/sh
+echo "\$\$ \$*" >>"$T/remote.calls"
 TMPDIR="$T/tmp"
 ASAN_OPTIONS="$ASAN_OPTIONS"
 UBSAN_OPTIONS="$UBSAN_OPTIONS"
@@ -105,6 +112,8 @@ EOF
 chmod +x "$D"
 
 logins() { grep -c "Accepted publickey" "$T/sshd.log"; }
+# remote boltccd starts by mode (the wrapper logs "pid args" per start)
+starts() { _c=$(grep -c "$@" "$T/remote.calls" 2>/dev/null); echo "${_c:-0}"; }
 
 _n=0
 # ssh_same LABEL HOSTS ARGS...: compile a fresh variant locally and
@@ -235,6 +244,123 @@ check "a compiler path off the allowlist is refused over ssh" \
 	grep -q "refused\|not allowed\|allow" "$T/err.txt"
 ssh_same "ssh via --enable-tcp-insecure wrapper still compiles" \
 	"@farm:$T/bin/boltccd-insecure" -O2 -g0
+
+log "--- one mux channel per session: 50 jobs in a row, then a -j8 burst"
+BOLTCC_DIR=$(new_client_dir)
+L0=$(logins); M0=$(starts -- --mux); I0=$(starts -- --inetd)
+_bad=0
+: >"$T/seq.err"
+for _k in $(seq 1 50); do
+	_src=$(variant "s$_k")
+	gcc -O2 -g0 -c "$_src" -o "ls$_k.o"
+	BOLTCC_HOSTS="@farm/8:$D,bolt" DISTCC_FALLBACK=0 timeout 60 \
+		"$BOLTCC" gcc -O2 -g0 -c "$_src" -o "rs$_k.o" 2>>"$T/seq.err" ||
+		_bad=$((_bad + 1))
+	same_file "ls$_k.o" "rs$_k.o" || _bad=$((_bad + 1))
+done
+check "50 jobs in a row: objects identical to local ($_bad bad)" [ $_bad = 0 ]
+check "50 jobs in a row: no messages" [ ! -s "$T/seq.err" ]
+_jobs=""
+for _k in $(seq 1 16); do
+	_src=$(variant "b$_k")
+	gcc -O2 -g0 -c "$_src" -o "lb$_k.o"
+	( BOLTCC_HOSTS="@farm/8:$D,bolt" DISTCC_FALLBACK=0 timeout 60 \
+	  "$BOLTCC" gcc -O2 -g0 -c "$_src" -o "rb$_k.o" 2>>"$T/seq.err" ) &
+	_jobs="$_jobs $!"
+	if [ $((_k % 8)) = 0 ]; then
+		for _j in $_jobs; do wait "$_j"; done
+		_jobs=""
+	fi
+done
+_bad=0
+for _k in $(seq 1 16); do same_file "lb$_k.o" "rb$_k.o" || _bad=$((_bad + 1)); done
+check "-j8 burst of 16: objects identical to local ($_bad bad)" [ $_bad = 0 ]
+check "-j8 burst: no messages" [ ! -s "$T/seq.err" ]
+check "66 jobs counted as remote" [ "$(stat_of "$BOLTCC_DIR" jobs_remote_ok)" -ge 66 ]
+L1=$(logins); M1=$(starts -- --mux); I1=$(starts -- --inetd)
+check "66 jobs: one login ($((L1 - L0)))" [ $((L1 - L0)) = 1 ]
+check "66 jobs: one remote boltccd --mux started ($((M1 - M0)))" [ $((M1 - M0)) = 1 ]
+check "66 jobs: no remote boltccd --inetd started ($((I1 - I0)))" [ $((I1 - I0)) = 0 ]
+
+log "--- plain and pump mode through the mux channel"
+BOLTCC_DIR=$(new_client_dir)
+M0=$(starts -- --mux); I0=$(starts -- --inetd)
+ssh_same "mux plain -O2" "@farm:$D,bolt" -O2 -g0
+ssh_same "mux pump -O2" "@farm:$D,cpp,lzo,bolt" -O2 -g0
+check "mux pump: sent in pump mode" [ "$(stat_of "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
+M1=$(starts -- --mux); I1=$(starts -- --inetd)
+check "plain + pump: one --mux start, no --inetd ($((M1 - M0)), $((I1 - I0)))" \
+	[ $((M1 - M0)) = 1 ] && [ $((I1 - I0)) = 0 ]
+
+log "--- the remote boltccd --mux killed mid-build: the build still succeeds"
+BOLTCC_DIR=$(new_client_dir)
+awk 'BEGIN { for (i = 0; i < 200; i++) printf "int f%d(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i] * %d ^ (s >> 3); return s; }\n", i, i }' >slow.c
+_n0=$(wc -l <"$T/remote.calls")
+: >"$T/kill.err"
+_jobs=""
+for _k in $(seq 1 6); do
+	{ echo "int g$_k(void) { return $_k; }"; cat slow.c; } >"slow$_k.c"
+	( BOLTCC_HOSTS="@farm/8:$D,bolt" timeout 120 "$BOLTCC" gcc -O2 -g0 \
+	  -c "slow$_k.c" -o "rslow$_k.o" 2>>"$T/kill.err" ) &
+	_jobs="$_jobs $!"
+done
+# the mux daemon of this session, once it has workers: kill it
+_mpid=""
+_i=0
+while [ $_i -lt 400 ]; do
+	_mpid=$(tail -n +"$((_n0 + 1))" "$T/remote.calls" | grep -e --mux | head -1 | cut -d' ' -f1)
+	[ -n "$_mpid" ] && pgrep -P "$_mpid" >/dev/null 2>&1 && break
+	_i=$((_i + 1)); sleep 0.05
+done
+check "kill: found the session's boltccd --mux with workers (pid $_mpid)" \
+	[ -n "$_mpid" ] && pgrep -P "$_mpid" >/dev/null 2>&1
+[ -n "$_mpid" ] && kill -KILL "$_mpid" 2>/dev/null
+for _j in $_jobs; do wait "$_j"; done
+_bad=0
+for _k in $(seq 1 6); do
+	gcc -O2 -g0 -c "slow$_k.c" -o "lslow$_k.o"
+	same_file "lslow$_k.o" "rslow$_k.o" || _bad=$((_bad + 1))
+done
+check "kill: all 6 objects written and identical to local ($_bad bad)" [ $_bad = 0 ]
+_hf=$(stat_of "$BOLTCC_DIR" host_failures)
+check "kill: host failures counted ($_hf), those jobs fell back" [ "$_hf" -ge 1 ]
+check "kill: the warning says the mux channel failed" \
+	grep -q "mux ended\|connection lost" "$T/kill.err"
+grep "warning" "$T/kill.err" | head -2 | sed 's/^/    /'
+
+log "--- a remote that rejects --mux: a channel per job, refusal remembered"
+OLD="$T/bin/boltccd-old"
+cat >"$OLD" <<XEOF
+#!/bin/sh
+echo "\$*" >>"$T/old.calls"
+for a in "\$@"; do
+	[ "\$a" = --mux ] && { echo "boltccd: unknown option '--mux' (see --help)" >&2; exit 101; }
+done
+exec "$D" "\$@"
+XEOF
+chmod +x "$OLD"
+BOLTCC_DIR=$(new_client_dir)
+: >"$T/old.calls"
+for _k in 1 2 3 4 5; do
+	ssh_same "inetd-only remote, job $_k" "@farm:$OLD,bolt" -O2 -g0
+done
+_om=$(grep -c -e --mux "$T/old.calls"); _oi=$(grep -c -e --inetd "$T/old.calls")
+check "inetd-only remote: --mux tried once ($_om), then --inetd per job ($_oi)" \
+	[ "$_om" = 1 ] && [ "$_oi" = 5 ]
+
+log "--- hostile frames against boltccd --mux (muxdrive.py)"
+mkdir -p "$T/tmp"
+TMPDIR="$T/tmp" timeout 300 python3 "$(dirname "$0")/muxdrive.py" "$BOLTCCD" \
+	--no-cache >"$T/muxdrive.out" 2>&1
+_mrc=$?
+while IFS= read -r _l; do
+	case "$_l" in
+	"ok   "*) pass "mux: ${_l#ok   }" ;;
+	"FAIL "*) fail "mux: ${_l#FAIL }" ;;
+	esac
+done <"$T/muxdrive.out"
+check "muxdrive.py: exit 0 (rc $_mrc)" [ $_mrc = 0 ]
+[ $_mrc = 0 ] || tail -5 "$T/muxdrive.out" | sed 's/^/    /'
 
 log "--- connection lost: sshd stopped, jobs fall back without hanging"
 BOLTCC_DIR=$(new_client_dir)

@@ -168,7 +168,7 @@ same_deps() { [ "$(deps "$1")" = "$(deps "$2")" ]; }
 n=0
 for mode in plain pump; do
 	case $mode in
-	plain) BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt" ;;
+	plain) BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt,plain" ;;
 	pump) BOLTCC_HOSTS="127.0.0.1:$DPORT,cpp,lzo,bolt" ;;
 	esac
 	export BOLTCC_HOSTS

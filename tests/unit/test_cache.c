@@ -250,6 +250,248 @@ fake_compiler(const char *name, const char *version)
 	return p;
 }
 
+/* ---- pump keys ---- */
+
+struct pk {
+	const char *args;
+	const char *cwd;
+	const char *identity;
+	struct bc_cache_pump_ent e[6];
+	size_t n;
+};
+
+static const uint8_t H1[BC_HASH_LEN] = { 1 };
+static const uint8_t H2[BC_HASH_LEN] = { 2 };
+static const uint8_t H3[BC_HASH_LEN] = { 3 };
+
+/* The base job: a source and a header below cwd, one header outside,
+ * a system-dir link and the cwd marker. */
+static void
+pk_base(struct pk *k, const char *cwd)
+{
+	static char names[4][3][64];	/* rotating scratch for the names */
+	static int slot;
+	char (*n)[64] = names[slot++ & 3];
+
+	memset(k, 0, sizeof(*k));
+	k->args = "gcc -O2 -c hello.c -o hello.o";
+	k->cwd = cwd;
+	k->identity = ID;
+	snprintf(n[0], 64, "%s/hello.c", cwd);
+	snprintf(n[1], 64, "%s/inc/hello.h", cwd);
+	snprintf(n[2], 64, "%s", cwd);
+	k->e[0].name = n[0];
+	k->e[0].kind = BC_CACHE_PUMP_FILE;
+	k->e[0].hash = H1;
+	k->e[1].name = n[1];
+	k->e[1].kind = BC_CACHE_PUMP_FILE;
+	k->e[1].hash = H2;
+	k->e[2].name = "/opt/lib/include/lib.h";
+	k->e[2].kind = BC_CACHE_PUMP_FILE;
+	k->e[2].hash = H3;
+	k->e[3].name = "/usr/include";
+	k->e[3].kind = BC_CACHE_PUMP_LINK;
+	k->e[3].target = "../../../../../../../../../../../../../../../../"
+	    "../../../../../../usr/include";
+	k->e[4].name = n[2];
+	k->e[4].kind = BC_CACHE_PUMP_DIR;
+	k->n = 5;
+}
+
+static void
+pk_key(const struct pk *k, char out[BC_HASH_HEXLEN + 1])
+{
+	struct bc_strv v = BC_STRV_INIT;
+	char *copy = xstrdup(k->args), *p = copy, *w;
+	struct bc_cache_pump_in in;
+
+	while ((w = strsep(&p, " ")) != NULL)
+		if (*w != '\0')
+			bc_strv_push(&v, w);
+	memset(&in, 0, sizeof(in));
+	in.identity = k->identity;
+	in.argv = v.v;
+	in.argc = v.n;
+	in.cwd = k->cwd;
+	in.ents = k->e;
+	in.n = k->n;
+	bc_cache_pump_key(&in, out);
+	bc_strv_free(&v);
+	free(copy);
+}
+
+START_TEST(test_pump_key)
+{
+	char base[BC_HASH_HEXLEN + 1], other[BC_HASH_HEXLEN + 1];
+	struct bc_cache_pump_ent t;
+	struct pk k;
+	static const char *const same_args[] = {
+		"gcc -O2 -c hello.c -o other/hello.o",
+		"gcc -O2 -c hello.c -oxyz.o",
+		"/usr/bin/gcc -O2 -c hello.c -o hello.o",
+		"gcc -O2 -c hello.c -o hello.o -MF a.d",
+		NULL
+	};
+	static const char *const split_args[] = {
+		"gcc -O0 -c hello.c -o hello.o",
+		"gcc -O2 -DX -c hello.c -o hello.o",
+		"gcc -O2 -Iinc -c hello.c -o hello.o",
+		"g++ -O2 -c hello.c -o hello.o",
+		"gcc -O2 -c hello.c -o hello.o -g",
+		/* a .d is wanted: its shape and target are in the key */
+		"gcc -O2 -c hello.c -o hello.o -MD -MT hello.o",
+		NULL
+	};
+	size_t i;
+
+	pk_base(&k, "/home/a/src");
+	pk_key(&k, base);
+	ck_assert(bc_hash_is_hex(base));
+
+	/* another working copy, no debug info: shared */
+	pk_base(&k, "/work/b/project");
+	pk_key(&k, other);
+	ck_assert_str_eq(base, other);
+	/* ... also with -g0 last */
+	pk_base(&k, "/work/b/project");
+	k.args = "gcc -O2 -g -g0 -c hello.c -o hello.o";
+	pk_key(&k, other);
+	pk_base(&k, "/home/a/src");
+	k.args = "gcc -O2 -g -g0 -c hello.c -o hello.o";
+	pk_key(&k, base);
+	ck_assert_str_eq(base, other);
+	/* with -g the working directory splits it */
+	pk_base(&k, "/home/a/src");
+	k.args = "gcc -O2 -g -c hello.c -o hello.o";
+	pk_key(&k, base);
+	pk_base(&k, "/work/b/project");
+	k.args = "gcc -O2 -g -c hello.c -o hello.o";
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* ... but the same directory with -g shares */
+	pk_base(&k, "/home/a/src");
+	k.args = "gcc -O2 -g -c hello.c -o obj/hello.o";
+	pk_key(&k, other);
+	ck_assert_str_eq(base, other);
+
+	pk_base(&k, "/home/a/src");
+	pk_key(&k, base);
+	/* manifest order does not matter */
+	t = k.e[0];
+	k.e[0] = k.e[3];
+	k.e[3] = t;
+	t = k.e[1];
+	k.e[1] = k.e[4];
+	k.e[4] = t;
+	pk_key(&k, other);
+	ck_assert_str_eq(base, other);
+	/* output names do not split it */
+	for (i = 0; same_args[i] != NULL; i++) {
+		pk_base(&k, "/home/a/src");
+		k.args = same_args[i];
+		pk_key(&k, other);
+		ck_assert_msg(strcmp(base, other) == 0, "split: %s",
+		    same_args[i]);
+	}
+	for (i = 0; split_args[i] != NULL; i++) {
+		pk_base(&k, "/home/a/src");
+		k.args = split_args[i];
+		pk_key(&k, other);
+		ck_assert_msg(strcmp(base, other) != 0, "not split: %s",
+		    split_args[i]);
+	}
+	/* file content */
+	pk_base(&k, "/home/a/src");
+	k.e[1].hash = H3;
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* a file's path below cwd */
+	pk_base(&k, "/home/a/src");
+	k.e[1].name = "/home/a/src/inc2/hello.h";
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* a file's path outside cwd */
+	pk_base(&k, "/home/a/src");
+	k.e[2].name = "/opt/lib2/include/lib.h";
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* ... also when the working copy moves: absolute stays absolute */
+	pk_base(&k, "/work/b/project");
+	k.e[2].name = "/opt/lib2/include/lib.h";
+	pk_key(&k, base);
+	ck_assert_str_eq(base, other);
+	pk_base(&k, "/home/a/src");
+	pk_key(&k, base);
+	/* a link target, a link or a directory more or less */
+	pk_base(&k, "/home/a/src");
+	k.e[3].target = "../usr/include";
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	pk_base(&k, "/home/a/src");
+	k.n = 4;
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* a file turned into a directory marker */
+	pk_base(&k, "/home/a/src");
+	k.e[2].kind = BC_CACHE_PUMP_DIR;
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* compiler identity */
+	pk_base(&k, "/home/a/src");
+	k.identity = "22222222222222222222222222222222"
+	    "22222222222222222222222222222222";
+	pk_key(&k, other);
+	ck_assert_str_ne(base, other);
+	/* never the plain key of the same words */
+	{
+		char plain[BC_HASH_HEXLEN + 1];
+
+		key_of("gcc -O2 -c hello.c -o hello.o", "/home/a/src", 0, "",
+		    ID, plain);
+		ck_assert_str_ne(base, plain);
+	}
+}
+END_TEST
+
+START_TEST(test_pump_key_deps)
+{
+	char a[BC_HASH_HEXLEN + 1], b[BC_HASH_HEXLEN + 1];
+	struct pk k;
+	char *const d1[] = { "gcc", "-MD", "-c", "x.c", NULL };
+	char *const d2[] = { "gcc", "-MMD", "-MF", "x.d", "-c", "x.c", NULL };
+	char *const d3[] = { "gcc", "-D", "-MD", "-c", "x.c", NULL };
+	char *const d4[] = { "gcc", "-MF", "x.d", "-c", "x.c", NULL };
+
+	ck_assert_int_eq(bc_cache_pump_deps_wanted(d1, 4), 1);
+	ck_assert_int_eq(bc_cache_pump_deps_wanted(d2, 6), 1);
+	ck_assert_int_eq(bc_cache_pump_deps_wanted(d3, 5), 0);
+	ck_assert_int_eq(bc_cache_pump_deps_wanted(d4, 5), 0);
+
+	/* the .d file's name does not split the key, its target does */
+	pk_base(&k, "/home/a/src");
+	k.args = "gcc -O2 -MD -MF a.d -MT hello.o -c hello.c -o hello.o";
+	pk_key(&k, a);
+	k.args = "gcc -O2 -MD -MF obj/b.d -MT hello.o -c hello.c -o x.o";
+	pk_key(&k, b);
+	ck_assert_str_eq(a, b);
+	k.args = "gcc -O2 -MD -MF a.d -MT other.o -c hello.c -o hello.o";
+	pk_key(&k, b);
+	ck_assert_str_ne(a, b);
+	k.args = "gcc -O2 -MMD -MF a.d -MT hello.o -c hello.c -o hello.o";
+	pk_key(&k, b);
+	ck_assert_str_ne(a, b);
+	k.args = "gcc -O2 -MD -MP -MF a.d -MT hello.o -c hello.c -o hello.o";
+	pk_key(&k, b);
+	ck_assert_str_ne(a, b);
+	/* without -MT the output is the target */
+	k.args = "gcc -O2 -MD -c hello.c -o hello.o";
+	pk_key(&k, a);
+	k.args = "gcc -O2 -MD -c hello.c -o other.o";
+	pk_key(&k, b);
+	ck_assert_str_ne(a, b);
+}
+END_TEST
+
 START_TEST(test_identity)
 {
 	char a[BC_HASH_HEXLEN + 1], b[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
@@ -913,6 +1155,8 @@ cache_suite(void)
 	tcase_add_test(tc, test_key_split);
 	tcase_add_test(tc, test_key_inputs);
 	tcase_add_test(tc, test_key_args_and_debug);
+	tcase_add_test(tc, test_pump_key);
+	tcase_add_test(tc, test_pump_key_deps);
 	tcase_add_test(tc, test_identity);
 	tcase_add_test(tc, test_blob_roundtrip);
 	tcase_add_test(tc, test_blob_mutations);

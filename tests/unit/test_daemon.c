@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -23,6 +24,7 @@
 #include "daemon/acl.h"
 #include "daemon/job.h"
 #include "daemon/policy.h"
+#include "daemon/scratch.h"
 #include "daemon/stats.h"
 
 /* ------------------------------------------------------------------ ACL */
@@ -835,6 +837,136 @@ START_TEST(stats_events)
 }
 END_TEST
 
+/* -------------------------------------------------------------- scratch */
+
+START_TEST(scratch_names)
+{
+	static const char *const bad[] = {
+		"boltccd_abcdef", "boltccd.1.2.abcde", "boltccd.1.2.abcdefg",
+		"boltccd..2.abcdef", "boltccd.1..abcdef", "boltccd.1.0.abcdef",
+		"boltccd.x.2.abcdef", "boltccd.1.2.abc/ef", "boltccd.1.2.abc.ef",
+		"Boltccd.1.2.abcdef", "boltccd.1.99999999999.abcdef",
+		"boltccd.1.2", "", "boltccd.", NULL
+	};
+	unsigned long uid;
+	long pid;
+	char *dir = NULL, name[64];
+	int i;
+
+	ck_assert(bc_scratch_parse_name("boltccd.1000.4242.aZ09xy", &uid,
+	    &pid));
+	ck_assert_uint_eq(uid, 1000);
+	ck_assert_int_eq(pid, 4242);
+	for (i = 0; bad[i] != NULL; i++)
+		ck_assert_msg(!bc_scratch_parse_name(bad[i], &uid, &pid),
+		    "accepted '%s'", bad[i]);
+	/* every single-byte change of a good name either still parses to
+	 * a well-formed name or is refused; never a crash */
+	for (i = 0; i < 24; i++) {
+		int c;
+
+		for (c = 1; c < 256; c++) {
+			snprintf(name, sizeof(name), "boltccd.1000.4242.aZ09xy");
+			name[i] = (char)c;
+			(void)bc_scratch_parse_name(name, &uid, &pid);
+		}
+	}
+	/* what mkjob creates, the sweep recognises as this process's */
+	ck_assert_int_eq(bc_scratch_mkjob(&dir, NULL), BC_OK);
+	ck_assert(bc_scratch_parse_name(bc_basename(dir), &uid, &pid));
+	ck_assert_uint_eq(uid, (unsigned long)geteuid());
+	ck_assert_int_eq(pid, (long)getpid());
+	ck_assert_int_eq(bc_rmtree(dir), BC_OK);
+	free(dir);
+}
+END_TEST
+
+static void
+mkfile(const char *path)
+{
+	ck_assert_int_eq(bc_write_file_atomic(path, "x", 1, 0600, NULL), BC_OK);
+}
+
+START_TEST(scratch_sweep)
+{
+	char *top = NULL, *out = NULL, *p;
+	struct stat st;
+	unsigned n = 99;
+	pid_t dead;
+	int status;
+
+	ck_assert_int_eq(bc_mkdtemp("scratchtest.", &top, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp("scratchout.", &out, NULL), BC_OK);
+	p = xasprintf("%s/keep", out);
+	mkfile(p);
+	free(p);
+	dead = fork();
+	ck_assert(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, &status, 0), dead);
+#define AT(...) (free(p), p = xasprintf(__VA_ARGS__))
+	p = NULL;
+	/* stale: a dead worker's tree with a subdir, a file, a symlink out */
+	AT("%s/boltccd.%lu.%ld.stale1", top, (unsigned long)geteuid(),
+	    (long)dead);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	AT("%s/boltccd.%lu.%ld.stale1/root", top, (unsigned long)geteuid(),
+	    (long)dead);
+	ck_assert_int_eq(mkdir(p, 0500), 0);	/* not writable: still gone */
+	AT("%s/boltccd.%lu.%ld.stale1/out.o", top, (unsigned long)geteuid(),
+	    (long)dead);
+	mkfile(p);
+	AT("%s/boltccd.%lu.%ld.stale1/escape", top, (unsigned long)geteuid(),
+	    (long)dead);
+	ck_assert_int_eq(symlink(out, p), 0);
+	/* a symlink with a job dir's name: not a dir, left alone */
+	AT("%s/boltccd.%lu.%ld.link01", top, (unsigned long)geteuid(),
+	    (long)dead);
+	ck_assert_int_eq(symlink(out, p), 0);
+	/* a live worker's (the parent of this test is alive) */
+	AT("%s/boltccd.%lu.%ld.alive1", top, (unsigned long)geteuid(),
+	    (long)getppid());
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	/* another uid's name, and a name outside the pattern */
+	AT("%s/boltccd.%lu.%ld.other1", top, (unsigned long)geteuid() + 1,
+	    (long)dead);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	AT("%s/boltccd_%ld", top, (long)dead);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+
+	ck_assert_int_eq(bc_scratch_sweep(top, &n, NULL), BC_OK);
+	ck_assert_uint_eq(n, 1);
+	AT("%s/boltccd.%lu.%ld.stale1", top, (unsigned long)geteuid(),
+	    (long)dead);
+	ck_assert(lstat(p, &st) != 0);
+	AT("%s/boltccd.%lu.%ld.link01", top, (unsigned long)geteuid(),
+	    (long)dead);
+	ck_assert(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+	AT("%s/boltccd.%lu.%ld.alive1", top, (unsigned long)geteuid(),
+	    (long)getppid());
+	ck_assert(lstat(p, &st) == 0);
+	AT("%s/boltccd.%lu.%ld.other1", top, (unsigned long)geteuid() + 1,
+	    (long)dead);
+	ck_assert(lstat(p, &st) == 0);
+	AT("%s/boltccd_%ld", top, (long)dead);
+	ck_assert(lstat(p, &st) == 0);
+	AT("%s/keep", out);
+	ck_assert_msg(lstat(p, &st) == 0, "followed a symlink out");
+	/* nothing stale left: a second sweep removes nothing */
+	ck_assert_int_eq(bc_scratch_sweep(top, &n, NULL), BC_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_ne(bc_scratch_sweep("/nonexistent/scratch", &n, NULL),
+	    BC_OK);
+#undef AT
+	free(p);
+	ck_assert_int_eq(bc_rmtree(top), BC_OK);
+	ck_assert_int_eq(bc_rmtree(out), BC_OK);
+	free(top);
+	free(out);
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
@@ -855,6 +987,8 @@ daemon_suite(void)
 	tcase_add_test(tc, stats_text_page);
 	tcase_add_test(tc, stats_json_metrics);
 	tcase_add_test(tc, stats_events);
+	tcase_add_test(tc, scratch_names);
+	tcase_add_test(tc, scratch_sweep);
 	suite_add_tcase(s, tc);
 	return s;
 }

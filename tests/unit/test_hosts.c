@@ -183,6 +183,15 @@ static const struct row rows[] = {
 	    "u@box,bolt", NULL },
 	{ "box,zstd", 1, REJ, 0, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL,
 	    "unrecognized option" },
+	/* ,plain: plain mode toward a boltccd (pump is the default) */
+	{ "box,plain", 0, REJ, 0, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL,
+	    "boltcc-only option" },
+	{ "box,bolt,plain", 1, 1, 4, BC_HOST_TCP, "box", 3632, 4, 1, NULL,
+	    NULL, 0, "box,plain,bolt", NULL },
+	{ "box/2,plain", 1, 1, 2, BC_HOST_TCP, "box", 3632, 2, 1, NULL,
+	    NULL, 0, "box/2,plain", NULL },
+	{ "box,cpp,lzo,plain", 1, REJ, 0, 0, NULL, 0, 0, 0, NULL, NULL, 0,
+	    NULL, "contradict" },
 };
 
 static void

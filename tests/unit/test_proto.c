@@ -1165,6 +1165,88 @@ START_TEST(bolt_reply_roundtrip)
 }
 END_TEST
 
+/* FLAG_HEARTBEAT: BEAT 0 packets before the reply are skipped and
+ * counted, and the first one lowers the reader's idle limit. */
+START_TEST(bolt_reply_beats)
+{
+	struct bc_buf out = BC_BUF_INIT(1 << 20), wire = BC_BUF_INIT(1 << 20);
+	struct bc_request req;
+	struct bc_reply rep, got;
+	struct bc_io io;
+	char err[BC_ERRLEN];
+	int fd;
+
+	bolt_request(&req, BC_RQST_COMPILE);
+	fill_reply(&rep, 0);
+	ck_assert_int_eq(bc_proto_write_reply(&out, &req, &rep, err), BC_OK);
+	ck_assert_int_eq(bc_buf_put(&wire, "BEAT00000000BEAT00000000"
+	    "BEAT00000000", 36), BC_OK);
+	ck_assert_int_eq(bc_buf_put(&wire, bc_buf_data(&out),
+	    bc_buf_len(&out)), BC_OK);
+	fd = pipe_with(bc_buf_data(&wire), bc_buf_len(&wire));
+	bc_io_init(&io, fd, -1, 50000);
+	io.beat_timeout_ms = 7000;
+	ck_assert_msg(bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_COMPILE,
+	    &got, err) == BC_OK, "%s", err);
+	close(fd);
+	ck_assert_uint_eq(got.beats, 3);
+	ck_assert_int_eq(io.io_timeout_ms, 7000);
+	assert_buf_eq(&got.doto, &rep.doto);
+	bc_reply_free(&got);
+	/* without BEATs the limit stays */
+	fd = pipe_with(bc_buf_data(&out), bc_buf_len(&out));
+	bc_io_init(&io, fd, -1, 50000);
+	io.beat_timeout_ms = 7000;
+	ck_assert_int_eq(bc_proto_read_reply(&io, BC_PROTO_BOLT,
+	    BC_RQST_COMPILE, &got, err), BC_OK);
+	close(fd);
+	ck_assert_uint_eq(got.beats, 0);
+	ck_assert_int_eq(io.io_timeout_ms, 50000);
+	bc_reply_free(&got);
+	/* a BEAT with a value, a BEAT in a hello reply: protocol errors */
+	bc_buf_reset(&wire);
+	ck_assert_int_eq(bc_buf_put(&wire, "BEAT00000001", 12), BC_OK);
+	ck_assert_int_eq(bc_buf_put(&wire, bc_buf_data(&out),
+	    bc_buf_len(&out)), BC_OK);
+	ck_assert_int_eq(read_reply_fd(bc_buf_data(&wire), bc_buf_len(&wire),
+	    BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_ERR_PROTO);
+	ck_assert_int_eq(read_reply_fd("BEAT00000000BOLT00000001INFO00000000",
+	    36, BC_PROTO_BOLT, BC_RQST_HELLO, &got, err), BC_ERR_PROTO);
+	/* EOF after a BEAT is a plain EOF (the host died between beats) */
+	ck_assert_int_eq(read_reply_fd("BEAT00000000", 12, BC_PROTO_BOLT,
+	    BC_RQST_COMPILE, &got, err), BC_ERR_EOF);
+	/* the io-level reader used by the pump */
+	fd = pipe_with("BEAT00000000BEAT00000000NEED00000002", 36);
+	{
+		char tok[5];
+		uint32_t v;
+
+		bc_io_init(&io, fd, -1, 50000);
+		io.beat_timeout_ms = 3000;
+		ck_assert_int_eq(bc_io_read_hdr_beat(&io, "NEED", tok, &v, err),
+		    BC_OK);
+		ck_assert_uint_eq(v, 2);
+		ck_assert_uint_eq(io.beats, 2);
+		ck_assert_int_eq(io.io_timeout_ms, 3000);
+	}
+	close(fd);
+	fd = pipe_with("BEAT00000000STAT00000000", 24);
+	{
+		char tok[5];
+		uint32_t v;
+
+		bc_io_init(&io, fd, -1, 50000);
+		ck_assert_int_eq(bc_io_read_hdr_beat(&io, "NEED", tok, &v, err),
+		    BC_ERR_PROTO);
+	}
+	close(fd);
+	bc_reply_free(&rep);
+	bc_request_free(&req);
+	bc_buf_free(&out);
+	bc_buf_free(&wire);
+}
+END_TEST
+
 /* FLAG_HIT_MARK: a reply served from the cache starts with CHIT 0. */
 START_TEST(bolt_reply_chit)
 {
@@ -1638,6 +1720,7 @@ proto_suite(void)
 	tcase_add_test(bolt, bolt_reply_roundtrip);
 	tcase_add_test(bolt, bolt_reply_eror);
 	tcase_add_test(bolt, bolt_reply_chit);
+	tcase_add_test(bolt, bolt_reply_beats);
 	suite_add_tcase(s, bolt);
 
 	tcase_add_test(mut, mutate_requests);

@@ -23,6 +23,10 @@
 #include "common/util.h"
 #include "client/args.h"
 #include "client/pump.h"
+#include "client/pumpx.h"
+#include "common/codec.h"
+#include "common/io.h"
+#include "daemon/pumpx.h"
 #include "daemon/cas.h"
 #include "preproc/hmap.h"
 #include "preproc/memo.h"
@@ -77,6 +81,113 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(bc_buf_avail(&b), 0);
 	bc_pumpx_manifest_free(&m);
 	bc_request_free(&req);
+	bc_buf_free(&b);
+}
+END_TEST
+
+/* A cache hit: NEED 0 and the reply in one go, CHIT with the mark. */
+START_TEST(test_hit_reply)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_buf z[5], serr, sout, doto, dotd;
+	const void *zp[5];
+	size_t zn[5], k;
+	const char *plain[5] = { "warning\n", "", "OBJ", NULL, "o: a.c\n" };
+	uint32_t *idx = NULL, st = 1;
+	char err[BC_ERRLEN], *msg = NULL;
+	struct bc_io io;
+	int fds[2], i, mark, hit;
+
+	for (mark = 0; mark <= 1; mark++) {
+		for (i = 0; i < 5; i++) {
+			bc_buf_init(&z[i], BC_BUF_CEILING);
+			if (plain[i] != NULL && plain[i][0] != '\0')
+				ck_assert_int_eq(bc_zstd_compress(plain[i],
+				    strlen(plain[i]), 1, &z[i], err), BC_OK);
+			zp[i] = bc_buf_data(&z[i]);
+			zn[i] = bc_buf_len(&z[i]);
+		}
+		bc_buf_reset(&b);
+		ck_assert_int_eq(bc_pumpx_write_hit(&b, mark, zp, zn, err),
+		    BC_OK);
+		ck_assert_int_eq(pipe(fds), 0);
+		ck_assert(write(fds[1], bc_buf_data(&b), bc_buf_len(&b)) ==
+		    (ssize_t)bc_buf_len(&b));
+		close(fds[1]);
+		bc_io_init(&io, fds[0], -1, 5000);
+		ck_assert_int_eq(bc_pumpx_read_need(&io, 3, &idx, &k, &msg,
+		    err), BC_OK);
+		ck_assert_uint_eq(k, 0);
+		bc_buf_init(&serr, BC_MAX_STDERR);
+		bc_buf_init(&sout, BC_MAX_STDOUT);
+		bc_buf_init(&doto, BC_MAX_OBJECT);
+		bc_buf_init(&dotd, BC_MAX_DOTD);
+		hit = 0;
+		ck_assert_int_eq(bc_pumpx_read_reply(&io, &st, &serr, &sout,
+		    &doto, &dotd, &hit, &msg, err), BC_OK);
+		ck_assert_int_eq(hit, mark);
+		ck_assert_uint_eq(st, 0);
+		ck_assert_uint_eq(bc_buf_len(&serr), 8);
+		ck_assert(memcmp(bc_buf_data(&serr), "warning\n", 8) == 0);
+		ck_assert_uint_eq(bc_buf_len(&sout), 0);
+		ck_assert_uint_eq(bc_buf_len(&doto), 3);
+		ck_assert_uint_eq(bc_buf_len(&dotd), 7);
+		ck_assert(memcmp(bc_buf_data(&dotd), "o: a.c\n", 7) == 0);
+		close(fds[0]);
+		free(idx);
+		bc_buf_free(&serr);
+		bc_buf_free(&sout);
+		bc_buf_free(&doto);
+		bc_buf_free(&dotd);
+		for (i = 0; i < 5; i++)
+			bc_buf_free(&z[i]);
+	}
+	bc_buf_free(&b);
+}
+END_TEST
+
+/* The client's key from its scan result equals the daemon's from the
+ * manifest it receives (markers become DIRM entries on the wire). */
+START_TEST(test_key_agrees)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_request req;
+	struct bc_pumpx_manifest m;
+	struct bc_cpump p;
+	char err[BC_ERRLEN], kc[BC_HASH_HEXLEN + 1], kd[BC_HASH_HEXLEN + 1];
+	uint8_t h[BC_HASH_LEN];
+	const char *id = "ab";
+
+	bc_cpump_init(&p);
+	p.cwd = xstrdup("/w");
+	bc_strv_push(&p.argv, "gcc");
+	bc_strv_push(&p.argv, "-c");
+	bc_strv_push(&p.argv, "a.c");
+	p.n = p.cap = 3;
+	p.v = xcalloc(3, sizeof(*p.v));
+	bc_hash_bytes("int a;\n", 7, h);
+	p.v[0].name = xstrdup("/w/a.c");
+	p.v[0].kind = BC_CPUMP_FILE;
+	p.v[0].has_hash = 1;
+	memcpy(p.v[0].hash, h, BC_HASH_LEN);
+	p.v[1].name = xstrdup("/usr/include");
+	p.v[1].kind = BC_CPUMP_LINK;
+	p.v[1].target = xstrdup("../../x/usr/include");
+	p.v[2].name = xstrdup("/w/inc/" BC_CPUMP_MARKER);
+	p.v[2].kind = BC_CPUMP_MARKER_FILE;
+	ck_assert_int_eq(bc_cpumpx_key(&p, id, kc), BC_OK);
+	golden(&b);	/* the same entries as the wire carries them */
+	ck_assert_int_eq(bc_proto_parse_request(&b, NULL, &req, err), BC_OK);
+	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, NULL, &m, err),
+	    BC_OK);
+	bc_pumpx_key(&m, &req, id, kd);
+	ck_assert_str_eq(kc, kd);
+	/* a file without its hash cannot be keyed */
+	p.v[0].has_hash = 0;
+	ck_assert_int_ne(bc_cpumpx_key(&p, id, kc), BC_OK);
+	bc_pumpx_manifest_free(&m);
+	bc_request_free(&req);
+	bc_cpump_free(&p);
 	bc_buf_free(&b);
 }
 END_TEST
@@ -476,6 +587,8 @@ suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_hit_reply);
+	tcase_add_test(tc, test_key_agrees);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_body);
 	tcase_add_test(tc, test_mutation);
