@@ -597,6 +597,7 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 	*inl = 0;
 	if (!job_identity(j) || bc_cpumpx_key(p, j->ident, key) != BC_OK)
 		return 0;
+	p->identity = j->ident;	/* the daemon refuses a different compiler */
 	cand = cache_candidates(j, hl);
 	*owner = bc_lookup_owner(hl, cand, key);
 	if (*owner < 0) {

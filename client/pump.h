@@ -60,6 +60,7 @@ struct bc_cpump {
 	int dep_style;			/* enum bc_deps_style, 0 = keep */
 	int hashed;			/* hashes filled (for_bolt) */
 	uint32_t flags;			/* BOLT pump FLAG (cache bits) */
+	const char *identity;		/* CMPI to send (cache used), or NULL */
 	struct bc_cstats *stats;	/* counters of the job, or NULL */
 	const char *statedir;		/* heartbeat memory (remote.h) */
 };

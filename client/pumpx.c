@@ -84,7 +84,7 @@ encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
 	int r;
 
 	r = bc_pumpx_write_head(out, p->flags | BC_FLAG_HEARTBEAT, p->cwd,
-	    &p->argv, p->n, err);
+	    p->identity, &p->argv, p->n, err);
 	for (i = 0; r == BC_OK && i < p->n; i++) {
 		const struct bc_cpump_ent *e = &p->v[i];
 

@@ -443,11 +443,11 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 		return r;
 	if ((r = read_cdir(s, lim, &req->cwd, err)) != BC_OK)
 		return r;
-	if (kind == BC_RQST_PUMP)	/* manifest: bc_pumpx_read_manifest */
-		return read_argv(s, lim, &req->argv, err);
 	if ((req->flags & BC_FLAG_IDENTITY) &&
 	    (r = read_hex64(s, "CMPI", &req->identity, err)) != BC_OK)
 		return r;
+	if (kind == BC_RQST_PUMP)	/* manifest: bc_pumpx_read_manifest */
+		return read_argv(s, lim, &req->argv, err);
 	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
 		return r;
 	return src_bulk(s, "DOTI", BC_COMP_ZSTD, lim->max_doti,

@@ -55,21 +55,29 @@ cstr(const struct bc_buf *b, const char *tok, char **out, char *err)
 
 int
 bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
-    const struct bc_strv *argv, size_t nfil, char *err)
+    const char *identity, const struct bc_strv *argv, size_t nfil, char *err)
 {
 	size_t i;
 	int r;
 
 	if (cwd == NULL || cwd[0] != '/' || strlen(cwd) > BC_MAX_PATH_LEN)
 		return bc_seterr(err, BC_ERR_INVAL, "bad working directory");
+	if (identity != NULL && strlen(identity) != BC_HASH_HEXLEN)
+		return bc_seterr(err, BC_ERR_INVAL, "bad compiler identity");
+	flags &= ~(uint32_t)BC_FLAG_IDENTITY;
+	if (identity != NULL)
+		flags |= BC_FLAG_IDENTITY;
 	if (argv->n == 0 || argv->n > BC_MAX_ARGC || nfil > BC_MAX_NFIL)
 		return bc_seterr(err, BC_ERR_LIMIT, "bad argv or file count");
 	if ((r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
 	    (r = bc_packet_put_int(out, "RQST", BC_RQST_PUMP, err)) != BC_OK ||
-	    (r = bc_packet_put_int(out, "FLAG", flags & ~(uint32_t)BC_FLAG_IDENTITY,
-	    err)) != BC_OK ||
-	    (r = bc_packet_put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
-	    (r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+	    (r = bc_packet_put_int(out, "FLAG", flags, err)) != BC_OK ||
+	    (r = bc_packet_put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK)
+		return r;
+	if (identity != NULL && (r = bc_packet_put_str(out, "CMPI", identity,
+	    BC_HASH_HEXLEN, err)) != BC_OK)
+		return r;
+	if ((r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
 		return r;
 	for (i = 0; i < argv->n; i++)
 		if ((r = bc_packet_put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),

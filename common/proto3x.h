@@ -48,7 +48,8 @@ void bc_pumpx_manifest_free(struct bc_pumpx_manifest *m);
 
 /* Client: the request up to NFIL, then one call per entry. */
 int bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
-    const struct bc_strv *argv, size_t nfil, char *err);
+    const char *identity, const struct bc_strv *argv, size_t nfil,
+    char *err);
 int bc_pumpx_write_hash(struct bc_buf *out, const char *name,
     const uint8_t hash[BC_HASH_LEN], char *err);
 int bc_pumpx_write_link(struct bc_buf *out, const char *name,

@@ -26,6 +26,9 @@
 #include "scratch.h"
 #include "server.h"
 
+/* default --queue floor: lookups from every client of a farm queue too */
+#define BC_DAEMON_MIN_QUEUE 32
+
 struct opts {
 	struct bc_server_conf *sc;
 	int mode_set;
@@ -383,7 +386,7 @@ static const struct option_def options[] = {
 	{ "--jobs", "N", opt_jobs,
 	  "concurrent compiles, 1..1024 (default: number of CPUs)" },
 	{ "--queue", "N", opt_queue,
-	  "connections that may wait for a slot (default 4 x jobs)" },
+	  "connections that may wait for a slot (default 4 x jobs, at least 32)" },
 	{ "--stats-port", "N", opt_stats_port,
 	  "HTTP stats port (default 3633; 0 disables)" },
 	{ "--log-file", "FILE", opt_log_file, "append log lines to FILE" },
@@ -544,8 +547,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "boltccd: %s\n", err);
 		return BC_EXIT_BAD_ARGUMENTS;
 	}
-	if (!o.queue_set)
-		sc.queue = 4 * sc.jobs;
+	if (!o.queue_set)	/* cache lookups are short connections too */
+		sc.queue = 4 * sc.jobs > BC_DAEMON_MIN_QUEUE ? 4 * sc.jobs :
+		    BC_DAEMON_MIN_QUEUE;
 	if (sc.cache_size == 0)
 		sc.cache_size = BC_CACHE_DEFAULT_SIZE;
 	if (o.no_cache) {

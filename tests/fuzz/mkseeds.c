@@ -625,7 +625,7 @@ seeds_pumpx(void)
 	argv_of(&av, args);
 	bc_buf_init(&b, SEED_MAX);
 	bc_buf_init(&m, SEED_MAX);
-	die_on(bc_pumpx_write_head(&b, 0, "/home/u/src", &av, 4, err), "head",
+	die_on(bc_pumpx_write_head(&b, 0, "/home/u/src", NULL, &av, 4, err), "head",
 	    err);
 	/* the head ends with the 12-byte NFIL header */
 	(void)bc_buf_put(&m, bc_buf_data(&b) + bc_buf_len(&b) - 12, 12);
@@ -643,14 +643,14 @@ seeds_pumpx(void)
 
 	bc_buf_reset(&b);
 	bc_buf_reset(&m);
-	die_on(bc_pumpx_write_head(&b, 0, "/", &av, 0, err), "head", err);
+	die_on(bc_pumpx_write_head(&b, 0, "/", NULL, &av, 0, err), "head", err);
 	(void)bc_buf_put(&m, bc_buf_data(&b) + bc_buf_len(&b) - 12, 12);
 	die_on(bc_pumpx_write_body(&m, "", 0, err), "body", err);
 	put_buf("pumpx", "manifest-0-empty-body", &m);
 
 	bc_buf_reset(&b);
 	bc_buf_reset(&m);
-	die_on(bc_pumpx_write_head(&b, 0, "/", &av, 1, err), "head", err);
+	die_on(bc_pumpx_write_head(&b, 0, "/", NULL, &av, 1, err), "head", err);
 	(void)bc_buf_put(&m, bc_buf_data(&b) + bc_buf_len(&b) - 12, 12);
 	die_on(bc_pumpx_write_link(&m, "/usr/include/x.h", "/abs/x.h", err),
 	    "link", err);

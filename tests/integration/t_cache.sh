@@ -212,19 +212,26 @@ check "nothing stored for it" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
 ans=$($CT bolt $D1PORT compile "$IDENT" "$T/f.i" -- gcc -O2 -c f.c -o f.o)
 check "the same job with the right identity compiles ($ans)" [ "$ans" = STAT ]
 # A client whose gcc is another binary (a wrapper): refused, compiled
-# locally.  (Plain mode: a pump request names the compiler, as distcc's,
-# and the daemon compiles with its own.)
-BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt,plain"
+# locally, in plain mode (CMPI in the compile request) and in the default
+# pump mode (CMPI in the pump request).
 mkdir -p "$T/fakebin"
 printf '#!/bin/sh\nexec /usr/bin/gcc "$@"\n' >"$T/fakebin/gcc"
 chmod +x "$T/fakebin/gcc"
-mm=$(cstat $D1SPORT identity_mismatch); sb=$(cstat $D1SPORT stores)
-( cd "$T/proj" && PATH="$T/fakebin:$PATH" BOLTCC_DIR=$(new_client_dir) \
-  timeout 60 "$BOLTCC" gcc -O3 -c hello.c -o obj/fake.o 2>"$T/fake.err" )
-rc=$?
-check "client with another compiler: exit 0 via local fallback (rc $rc)" [ $rc -eq 0 ]
-check "client with another compiler: daemon refused it" [ "$(cstat $D1SPORT identity_mismatch)" -eq $((mm + 1)) ]
-check "client with another compiler: nothing stored" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
+for fmode in plain pump; do
+	if [ $fmode = plain ]; then
+		BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt,plain"
+	else
+		BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"
+	fi
+	mm=$(cstat $D1SPORT identity_mismatch); sb=$(cstat $D1SPORT stores)
+	( cd "$T/proj" && PATH="$T/fakebin:$PATH" BOLTCC_DIR=$(new_client_dir) \
+	  timeout 60 "$BOLTCC" gcc -O3 -c hello.c -o obj/fake-$fmode.o 2>"$T/fake.err" )
+	rc=$?
+	check "$fmode: client with another compiler: exit 0 via local fallback (rc $rc)" [ $rc -eq 0 ]
+	check "$fmode: client with another compiler: daemon refused it" [ "$(cstat $D1SPORT identity_mismatch)" -eq $((mm + 1)) ]
+	check "$fmode: client with another compiler: nothing stored" [ "$(cstat $D1SPORT stores)" -eq "$sb" ]
+done
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt,plain"
 
 log "--- a forged result is never served"
 # A request that carries a compiled object of its own after the source:

@@ -43,7 +43,7 @@ golden(struct bc_buf *out)
 	bc_strv_push(&argv, "-c");
 	bc_strv_push(&argv, "a.c");
 	bc_hash_bytes("int a;\n", 7, h);
-	ck_assert_int_eq(bc_pumpx_write_head(out, 0, "/w", &argv, 3, err),
+	ck_assert_int_eq(bc_pumpx_write_head(out, 0, "/w", NULL, &argv, 3, err),
 	    BC_OK);
 	ck_assert_int_eq(bc_pumpx_write_hash(out, "/w/a.c", h, err), BC_OK);
 	ck_assert_int_eq(bc_pumpx_write_link(out, "/usr/include",
