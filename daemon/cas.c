@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "cas.h"
+#include "scratch.h"
 
 static int
 mkdir_private(const char *d, int check_owner, char *err)
@@ -49,10 +50,9 @@ bc_cas_open(struct bc_cas *c, const char *cache_dir, uint64_t max_bytes,
 		d = xasprintf("%s/pumpfiles", cache_dir);
 		r = mkdir_private(d, 0, err);
 	} else {
-		const char *tmp = getenv("TMPDIR");
-
-		d = xasprintf("%s/boltccd-pumpfiles-%lu",
-		    tmp != NULL && tmp[0] == '/' ? tmp : "/tmp",
+		/* no cache: a transient store in the scratch dir (tmpfs
+		 * where there is one, like the job dirs) */
+		d = xasprintf("%s/boltccd-pumpfiles-%lu", bc_scratch_dir(),
 		    (unsigned long)geteuid());
 		r = mkdir_private(d, 1, err);
 	}
