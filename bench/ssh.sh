@@ -21,6 +21,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/bc-bench-ssh.XXXXXX") || exit 1
 PIDS=""
 cleanup() {
 	for p in $PIDS; do kill -TERM "$p" 2>/dev/null; done
+	case "${SCR:-}" in /dev/shm/bc-bench-ssh.*) rm -rf "$SCR" ;; esac
 	[ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $T" || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -62,10 +63,18 @@ cat >"$T/ssh-bench" <<EOF
 #!/bin/sh
 exec ssh -F "$T/home/.ssh/config" -o BatchMode=yes "\$@"
 EOF
+# Both daemons get a scratch dir of their own (job dirs and the pump file
+# store of --no-cache) on the same file system: a tmpfs when the machine
+# has one, as boltccd's default, so neither row finds files the other sent.
+SCR="$T/scratch"
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	SCR=$(mktemp -d /dev/shm/bc-bench-ssh.XXXXXX) || exit 1
+fi
+mkdir -p "$SCR/tcp" "$SCR/ssh" && chmod 700 "$SCR/tcp" "$SCR/ssh"
 cat >"$T/boltccd-ssh" <<EOF
 #!/bin/sh
 TMPDIR="$T/tmp"; export TMPDIR
-exec "$B/boltccd" --no-cache "\$@"
+exec "$B/boltccd" --no-cache --tmp-dir "$SCR/ssh" "\$@"
 EOF
 chmod +x "$T/ssh-bench" "$T/boltccd-ssh"
 sleep 0.5
@@ -75,7 +84,7 @@ export HOME
 # a TCP boltccd
 DPORT=$(freeport)
 "$B/boltccd" --no-detach --listen 127.0.0.1 --port "$DPORT" --stats-port 0 \
-	--no-cache --log-file "$T/boltccd.log" &
+	--no-cache --tmp-dir "$SCR/tcp" --log-file "$T/boltccd.log" &
 PIDS="$PIDS $!"
 sleep 0.5
 
