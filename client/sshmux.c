@@ -699,6 +699,21 @@ conn_start_mux(struct mux *m, struct mconn *c, const struct bc_ssh_target *t,
 	return 1;
 }
 
+/* The channel failed with libssh2 error r: fail it, saying which. */
+static void
+mchan_lost(struct mux *m, struct mchan *mc, const char *what, int r)
+{
+	char why[BC_ERRLEN];
+	char *msg = NULL;
+
+	if (mc->ss != NULL)
+		(void)libssh2_session_last_error(bc_ssh_sess_handle(mc->ss),
+		    &msg, NULL, 0);
+	snprintf(why, sizeof(why), "connection lost (%s: libssh2 error %d: %s)",
+	    what, r, msg != NULL ? msg : "?");
+	mchan_fail(m, mc, why);
+}
+
 /* Move bytes on one mux channel; returns 1 if anything happened. */
 static int
 mchan_pump(struct mux *m, struct mchan *mc, int64_t now)
@@ -726,7 +741,7 @@ mchan_pump(struct mux *m, struct mchan *mc, int64_t now)
 					return 1;
 				}
 			} else if (r < 0 && r != LIBSSH2_ERROR_EAGAIN) {
-				mchan_fail(m, mc, "connection lost");
+				mchan_lost(m, mc, "reading", (int)r);
 				return 1;
 			}
 		}
@@ -739,7 +754,7 @@ mchan_pump(struct mux *m, struct mchan *mc, int64_t now)
 				bc_mux_out_done(&mc->mux, (size_t)r);
 				moved = 1;
 			} else if (r < 0 && r != LIBSSH2_ERROR_EAGAIN) {
-				mchan_fail(m, mc, "connection lost");
+				mchan_lost(m, mc, "writing", (int)r);
 				return 1;
 			}
 		}
