@@ -1,17 +1,15 @@
 /*
- * osdep.c - OS-specific probes (see osdep.h).
+ * osdep_linux.c - the Linux implementation of osdep.h (built only on
+ * Linux; osdep_other.c is the portable fallback).
  */
 #include "config.h"
 
-#include <unistd.h>
-#ifdef __linux__
 #include <sys/vfs.h>
 #include <linux/magic.h>
-#endif
+#include <unistd.h>
 
 #include "osdep.h"
 
-#ifdef __linux__
 int
 bc_osdep_is_memfs(const char *path)
 {
@@ -31,18 +29,3 @@ bc_osdep_memdir(void)
 		return shm;
 	return NULL;
 }
-#else
-/* Portable fallback: no known memory file system. */
-int
-bc_osdep_is_memfs(const char *path)
-{
-	(void)path;
-	return 0;
-}
-
-const char *
-bc_osdep_memdir(void)
-{
-	return NULL;
-}
-#endif
