@@ -156,25 +156,37 @@ hash_word(void *ctx, const char *w)
 	bc_hash_update_str(((struct key_ctx *)ctx)->h, w);
 }
 
+/* The start both keys share: the domain tag, the compiler identity, the
+ * key flags and the normalized argv (count, then words). */
+static void
+hash_head(struct bc_hash *h, const char *tag, const char *identity,
+    uint32_t flags, char *const *argv, size_t argc)
+{
+	struct key_ctx kc;
+	char num[48];
+
+	bc_hash_update_str(h, tag);
+	bc_hash_update_str(h, identity != NULL ? identity : "");
+	snprintf(num, sizeof(num), "flags %lu",
+	    (unsigned long)(flags & BC_CACHE_KEY_FLAGS_MASK));
+	bc_hash_update_str(h, num);
+	kc.h = h;
+	kc.n = 0;
+	walk_args(argv, argc, count_word, &kc);
+	snprintf(num, sizeof(num), "argc %zu", kc.n);
+	bc_hash_update_str(h, num);
+	walk_args(argv, argc, hash_word, &kc);
+}
+
 void
 bc_cache_key(const struct bc_cache_key_in *in, char out[BC_HASH_HEXLEN + 1])
 {
 	struct bc_hash h;
-	struct key_ctx kc;
 	char num[32];
 
 	bc_hash_init(&h);
-	bc_hash_update_str(&h, "boltcc-cache-key-v1");
-	bc_hash_update_str(&h, in->identity != NULL ? in->identity : "");
-	snprintf(num, sizeof(num), "flags %lu",
-	    (unsigned long)(in->flags & BC_CACHE_KEY_FLAGS_MASK));
-	bc_hash_update_str(&h, num);
-	kc.h = &h;
-	kc.n = 0;
-	walk_args(in->argv, in->argc, count_word, &kc);
-	snprintf(num, sizeof(num), "argc %zu", kc.n);
-	bc_hash_update_str(&h, num);
-	walk_args(in->argv, in->argc, hash_word, &kc);
+	hash_head(&h, "boltcc-cache-key-v1", in->identity, in->flags,
+	    in->argv, in->argc);
 	if (bc_cache_key_debug(in->argv, in->argc)) {
 		/* The object names its compilation directory. */
 		if (in->cdir != NULL) {
@@ -326,22 +338,12 @@ bc_cache_pump_key(const struct bc_cache_pump_in *in,
 {
 	struct pump_text *v;
 	struct bc_hash h;
-	struct key_ctx kc;
 	char num[48];
 	size_t i;
 
 	bc_hash_init(&h);
-	bc_hash_update_str(&h, "boltcc-pump-key-v1");
-	bc_hash_update_str(&h, in->identity != NULL ? in->identity : "");
-	snprintf(num, sizeof(num), "flags %lu",
-	    (unsigned long)(in->flags & BC_CACHE_KEY_FLAGS_MASK));
-	bc_hash_update_str(&h, num);
-	kc.h = &h;
-	kc.n = 0;
-	walk_args(in->argv, in->argc, count_word, &kc);
-	snprintf(num, sizeof(num), "argc %zu", kc.n);
-	bc_hash_update_str(&h, num);
-	walk_args(in->argv, in->argc, hash_word, &kc);
+	hash_head(&h, "boltcc-pump-key-v1", in->identity, in->flags,
+	    in->argv, in->argc);
 	hash_deps_shape(&h, in->argv, in->argc);
 	if (bc_cache_key_debug(in->argv, in->argc)) {
 		bc_hash_update_str(&h, "cdir");

@@ -491,41 +491,23 @@ cache_candidates(const struct job *j, const struct bc_hostlist *hl)
 }
 
 /*
- * Ask the farm's caches for this job (doc/cache.md).  Returns 1 with *rc
- * set if a hit was written out (or writing it failed); 0 to compile,
- * with ident (the compiler identity, "" if unknown) and *owner (the
- * key's owner among the BOLT hosts, -1 if none) set.
+ * The routing shared by every cache lookup of a job with this key: finds
+ * the key's owner among the BOLT hosts (*owner, -1 if none), and when the
+ * only cache to ask is the host the job goes to (`here`), says so (*inl:
+ * the compile request itself asks, FLAG_HIT_MARK).  Otherwise asks every
+ * candidate (bc_lookup_fanout).  Returns 1 with *rep and *res filled on a
+ * hit; 0 for no lookup, an inline one, or a miss (counted).
  */
 static int
-cache_lookup(struct job *j, const struct bc_hostlist *hl,
-    const struct bc_buf *doti, size_t here, char ident[BC_HASH_HEXLEN + 1],
-    ssize_t *owner, int *inl, int *rc)
+lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
+    size_t here, ssize_t *owner, int *inl, struct bc_reply *rep,
+    struct bc_lookup_result *res)
 {
-	struct bc_cache_key_in in;
-	struct bc_lookup_result res;
-	struct bc_reply rep;
-	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
-	unsigned char *cand;
+	char err[BC_ERRLEN];
+	unsigned char *cand = cache_candidates(j, hl);
 	size_t i, ncand = 0;
 	int r;
 
-	*owner = -1;
-	*inl = 0;
-	ident[0] = '\0';
-	if (!job_identity(j))
-		return 0;
-	memcpy(ident, j->ident, sizeof(j->ident));
-	memset(&in, 0, sizeof(in));
-	in.identity = ident;
-	in.argv = j->plan.remote_argv.v;
-	in.argc = j->plan.remote_argv.n;
-	in.cdir = j->cfg->cwd;
-	in.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
-	in.doti = bc_buf_data(doti);
-	in.doti_len = bc_buf_len(doti);
-	bc_cache_key(&in, key);
-	memcpy(j->cache_key, key, sizeof(key));
-	cand = cache_candidates(j, hl);
 	*owner = bc_lookup_owner(hl, cand, key);
 	if (*owner < 0 || strcmp(key, j->missed_key) == 0) {
 		/* no BOLT host, or direct mode asked for this key already */
@@ -544,17 +526,54 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 		return 0;
 	}
 	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
-	    j->cfg->io_timeout * 1000, &rep, &res, err);
+	    j->cfg->io_timeout * 1000, rep, res, err);
 	free(cand);
-	bc_lookup_note_failed(hl, &res, j->cfg->lockdir,
+	bc_lookup_note_failed(hl, res, j->cfg->lockdir,
 	    j->cfg->backoff_period, &j->stats);
-	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
-	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
+	bc_cstats_add(&j->stats, "bytes_sent", (long long)res->sent);
+	bc_cstats_add(&j->stats, "bytes_received", (long long)res->received);
 	if (r != BC_OK) {
 		bc_debug("cache: %.16s: %s", key, err);
 		bc_cstats_add(&j->stats, "cache_misses", 1);
 		return 0;
 	}
+	return 1;
+}
+
+/*
+ * Ask the farm's caches for this job (doc/cache.md).  Returns 1 with *rc
+ * set if a hit was written out (or writing it failed); 0 to compile,
+ * with ident (the compiler identity, "" if unknown) and *owner (the
+ * key's owner among the BOLT hosts, -1 if none) set.
+ */
+static int
+cache_lookup(struct job *j, const struct bc_hostlist *hl,
+    const struct bc_buf *doti, size_t here, char ident[BC_HASH_HEXLEN + 1],
+    ssize_t *owner, int *inl, int *rc)
+{
+	struct bc_cache_key_in in;
+	struct bc_lookup_result res;
+	struct bc_reply rep;
+	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+
+	*owner = -1;
+	*inl = 0;
+	ident[0] = '\0';
+	if (!job_identity(j))
+		return 0;
+	memcpy(ident, j->ident, sizeof(j->ident));
+	memset(&in, 0, sizeof(in));
+	in.identity = ident;
+	in.argv = j->plan.remote_argv.v;
+	in.argc = j->plan.remote_argv.n;
+	in.cdir = j->cfg->cwd;
+	in.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
+	in.doti = bc_buf_data(doti);
+	in.doti_len = bc_buf_len(doti);
+	bc_cache_key(&in, key);
+	memcpy(j->cache_key, key, sizeof(key));
+	if (!lookup_route(j, hl, key, here, owner, inl, &rep, &res))
+		return 0;
 	if (j->plan.dia_file != NULL && bc_buf_len(&rep.dia) == 0) {
 		bc_reply_free(&rep);
 		bc_cstats_add(&j->stats, "cache_misses", 1);
@@ -589,8 +608,6 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 	struct bc_lookup_result res;
 	struct bc_reply rep;
 	char key[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
-	unsigned char *cand;
-	size_t i, ncand = 0;
 	int r;
 
 	*owner = -1;
@@ -598,35 +615,12 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 	if (!job_identity(j) || bc_cpumpx_key(p, j->ident, key) != BC_OK)
 		return 0;
 	p->identity = j->ident;	/* the daemon refuses a different compiler */
-	cand = cache_candidates(j, hl);
-	*owner = bc_lookup_owner(hl, cand, key);
-	if (*owner < 0) {
-		free(cand);
+	r = lookup_route(j, hl, key, here, owner, inl, &rep, &res);
+	/* the pump request asks itself (inline) or says it was asked */
+	p->flags = *inl ? BC_FLAG_HIT_MARK : *owner >= 0 ?
+	    BC_FLAG_LOOKED_UP : 0;
+	if (!r)
 		return 0;
-	}
-	bc_cstats_add(&j->stats, "cache_lookups", 1);
-	for (i = 0; i < hl->n; i++)
-		ncand += cand[i];
-	if (ncand == 1 && (size_t)*owner == here) {
-		/* the pump request itself is the lookup (FLAG_HIT_MARK) */
-		free(cand);
-		*inl = 1;
-		p->flags = BC_FLAG_HIT_MARK;
-		return 0;
-	}
-	p->flags = BC_FLAG_LOOKED_UP;
-	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
-	    j->cfg->io_timeout * 1000, &rep, &res, err);
-	free(cand);
-	bc_lookup_note_failed(hl, &res, j->cfg->lockdir,
-	    j->cfg->backoff_period, &j->stats);
-	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
-	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
-	if (r != BC_OK) {
-		bc_debug("cache: %.16s: %s", key, err);
-		bc_cstats_add(&j->stats, "cache_misses", 1);
-		return 0;
-	}
 	bc_debug("cache hit %.16s (pump) on %s for %s", key,
 	    host_label(&hl->v[res.hit_host]), j->plan.source);
 	r = write_outputs(j, &rep, err);
