@@ -39,26 +39,39 @@ static char *bc_ssh_g_statedir;
 static int bc_ssh_g_idle = BC_SSH_IDLE_SEC;
 static char *bc_ssh_g_helper_log;
 
-void
-bc_ssh_configure(const char *statedir)
+/* The local user's home and name, found only when an SSH host is
+ * resolved: every boltcc start calls bc_ssh_configure, and getpwuid
+ * (nsswitch, /etc/passwd) is not free when USER or HOME is unset, as in
+ * Xcode's jobs. */
+static void
+user_env(void)
 {
-	const char *v;
+	const char *v = getenv("HOME");
 	struct passwd *pw = NULL;
-	long long x;
 
-	free(g_home);
-	free(g_luser);
-	free(g_agent);
-	free(g_key);
-	free(bc_ssh_g_statedir);
-	free(bc_ssh_g_helper_log);
-	v = getenv("HOME");
+	if (g_home != NULL)
+		return;
 	if (v == NULL || *v == '\0' || getenv("USER") == NULL)
-		pw = getpwuid(getuid());	/* only when needed: costs */
+		pw = getpwuid(getuid());
 	g_home = xstrdup(v != NULL && *v != '\0' ? v :
 	    (pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : "/"));
 	v = pw != NULL ? pw->pw_name : getenv("USER");
 	g_luser = xstrdup(v != NULL ? v : "root");
+}
+
+void
+bc_ssh_configure(const char *statedir)
+{
+	const char *v;
+	long long x;
+
+	free(g_home);
+	free(g_luser);
+	g_home = g_luser = NULL;	/* user_env(), when an SSH host is used */
+	free(g_agent);
+	free(g_key);
+	free(bc_ssh_g_statedir);
+	free(bc_ssh_g_helper_log);
 	v = getenv("SSH_AUTH_SOCK");
 	g_agent = v != NULL && *v != '\0' ? xstrdup(v) : NULL;
 	v = getenv("BOLTCC_SSH_KEY");
@@ -140,8 +153,7 @@ bc_ssh_resolve(const struct bc_host *h, int timeout_ms,
 	size_t i;
 	int r;
 
-	if (g_home == NULL)
-		bc_ssh_configure(NULL);
+	user_env();
 	memset(t, 0, sizeof(*t));
 	bc_strv_init(&t->identities);
 	bc_strv_init(&t->known_hosts);
