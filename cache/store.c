@@ -37,14 +37,18 @@
 #define NSECT 5
 #define BUSY_TIMEOUT_MS 10000
 #define EVICT_BATCH 64
-#define SCHEMA_VERSION 1
+/* 1: blobs/ab/cd/<key>; 2: blobs/ab/<key> (no directory per new key) */
+#define SCHEMA_VERSION 2
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static const char magic[4] = { 'B', 'C', 'C', 'E' };
 
 struct bc_cache {
 	char *dir;
 	char *blobdir;
-	char *inflightdir;
+	char *lockpath;		/* CACHEDIR/inflight.lock */
+	int lockfd;		/* opened on first use, -1 before */
 	sqlite3 *db;
 	uint64_t max_bytes;
 };
@@ -461,6 +465,90 @@ static const char schema[] =
     " name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL"
     ") WITHOUT ROWID;";
 
+static int is_hex2(const char *s);
+
+/* All 256 blob directories at once, when the cache is made: a mkdir per
+ * store would cost more than the store (an inode allocation). */
+static void
+make_blob_dirs(struct bc_cache *c)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		char *p = xasprintf("%s/%02x", c->blobdir, i);
+
+		(void)mkdir(p, 0700);
+		free(p);
+	}
+}
+
+/*
+ * Schema 1 kept blobs in blobs/ab/cd/<key>; move them to blobs/ab/<key>
+ * (a rename each, in the same file system) and drop the emptied
+ * directories.  Runs in the first process that opens a schema-1 cache
+ * (boltccd's parent, before it serves anything); interrupted, it goes on
+ * at the next open, and whatever it missed start-up reconciliation
+ * counts as rows without blobs.
+ */
+static void
+migrate_v1_blobs(struct bc_cache *c)
+{
+	DIR *d1, *d2, *d3;
+	struct dirent *a, *b, *f;
+
+	if ((d1 = opendir(c->blobdir)) == NULL)
+		return;
+	while ((a = readdir(d1)) != NULL) {
+		char *p1;
+
+		if (!is_hex2(a->d_name))
+			continue;
+		p1 = xasprintf("%s/%s", c->blobdir, a->d_name);
+		if ((d2 = opendir(p1)) == NULL) {
+			free(p1);
+			continue;
+		}
+		while ((b = readdir(d2)) != NULL) {
+			char *p2;
+
+			if (!is_hex2(b->d_name))
+				continue;
+			p2 = xasprintf("%s/%s", p1, b->d_name);
+			if ((d3 = opendir(p2)) == NULL) {
+				free(p2);
+				continue;
+			}
+			while ((f = readdir(d3)) != NULL) {
+				char *from, *to;
+
+				if (f->d_name[0] == '.' && (f->d_name[1] ==
+				    '\0' || strcmp(f->d_name, "..") == 0))
+					continue;
+				from = xasprintf("%s/%s", p2, f->d_name);
+				to = xasprintf("%s/%s", p1, f->d_name);
+				if (!bc_hash_is_hex(f->d_name) ||
+				    rename(from, to) != 0)
+					(void)unlink(from);
+				free(from);
+				free(to);
+			}
+			closedir(d3);
+			(void)rmdir(p2);
+			free(p2);
+		}
+		closedir(d2);
+		free(p1);
+	}
+	closedir(d1);
+	{
+		/* schema 1's in-flight lock dir (inflight.lock replaced it) */
+		char *p = xasprintf("%s/inflight", c->dir);
+
+		(void)rmdir(p);
+		free(p);
+	}
+}
+
 int
 bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
     char *err)
@@ -479,10 +567,10 @@ bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
 	c = xcalloc(1, sizeof(*c));
 	c->dir = xstrdup(dir);
 	c->blobdir = xasprintf("%s/blobs", dir);
-	c->inflightdir = xasprintf("%s/inflight", dir);
+	c->lockpath = xasprintf("%s/" BC_CACHE_LOCKFILE, dir);
+	c->lockfd = -1;
 	c->max_bytes = max_bytes > 0 ? max_bytes : BC_CACHE_DEFAULT_SIZE;
-	if ((r = bc_mkdir_p(c->blobdir, 0700, e)) != BC_OK ||
-	    (r = bc_mkdir_p(c->inflightdir, 0700, e)) != BC_OK) {
+	if ((r = bc_mkdir_p(c->blobdir, 0700, e)) != BC_OK) {
 		bc_cache_close(c);
 		return bc_seterr(err, r, "cache directory: %s", e);
 	}
@@ -529,11 +617,16 @@ bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
 		    "cache index schema %d is newer than this boltccd (%d)",
 		    uv, SCHEMA_VERSION);
 	}
+	if (uv == 1)
+		migrate_v1_blobs(c);
+	if (uv < SCHEMA_VERSION)
+		make_blob_dirs(c);
 	if (uv < SCHEMA_VERSION) {
 		/* New index: WAL (a setting that persists in the file). */
 		if ((r = exec(c, "PRAGMA journal_mode=WAL", err)) != BC_OK ||
 		    (r = exec(c, schema, err)) != BC_OK ||
-		    (r = exec(c, "PRAGMA user_version=1", err)) != BC_OK) {
+		    (r = exec(c, "PRAGMA user_version=" STR(SCHEMA_VERSION),
+		    err)) != BC_OK) {
 			bc_cache_close(c);
 			return r;
 		}
@@ -553,9 +646,11 @@ bc_cache_close(struct bc_cache *c)
 		return;
 	if (c->db != NULL)
 		sqlite3_close(c->db);
+	if (c->lockfd >= 0)
+		close(c->lockfd);
 	free(c->dir);
 	free(c->blobdir);
-	free(c->inflightdir);
+	free(c->lockpath);
 	free(c);
 }
 
@@ -565,10 +660,16 @@ bc_cache_dir(const struct bc_cache *c)
 	return c->dir;
 }
 
+static char *
+blob_path_in(const char *blobdir, const char *key)
+{
+	return xasprintf("%s/%.2s/%s", blobdir, key, key);
+}
+
 char *
 bc_cache_blob_path(const struct bc_cache *c, const char *key)
 {
-	return xasprintf("%s/%.2s/%.2s/%s", c->blobdir, key, key + 2, key);
+	return blob_path_in(c->blobdir, key);
 }
 
 /* ---------------------------------------------------------------------
@@ -992,8 +1093,8 @@ delete_row(struct bc_cache *c, const char *key)
 static void
 scan_blobs(struct bc_cache *c, int repair, struct bc_cache_check *out)
 {
-	DIR *d1, *d2, *d3;
-	struct dirent *a, *b, *f;
+	DIR *d1, *d2;
+	struct dirent *a, *f;
 
 	if ((d1 = opendir(c->blobdir)) == NULL)
 		return;
@@ -1007,41 +1108,27 @@ scan_blobs(struct bc_cache *c, int repair, struct bc_cache_check *out)
 			free(p1);
 			continue;
 		}
-		while ((b = readdir(d2)) != NULL) {
-			char *p2;
+		while ((f = readdir(d2)) != NULL) {
+			const char *n = f->d_name;
+			char *fp;
+			int bad = 0;
 
-			if (!is_hex2(b->d_name))
+			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 				continue;
-			p2 = xasprintf("%s/%s", p1, b->d_name);
-			if ((d3 = opendir(p2)) == NULL) {
-				free(p2);
-				continue;
+			if (bc_str_has_prefix(n, ".tmp.")) {
+				out->temp_files++;
+				bad = 1;
+			} else if (!bc_hash_is_hex(n) ||
+			    strncmp(n, a->d_name, 2) != 0 ||
+			    !bc_cache_has(c, n)) {
+				out->orphan_blobs++;
+				bad = 1;
 			}
-			while ((f = readdir(d3)) != NULL) {
-				const char *n = f->d_name;
-				char *fp;
-				int bad = 0;
-
-				if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
-					continue;
-				if (bc_str_has_prefix(n, ".tmp.")) {
-					out->temp_files++;
-					bad = 1;
-				} else if (!bc_hash_is_hex(n) ||
-				    strncmp(n, a->d_name, 2) != 0 ||
-				    strncmp(n + 2, b->d_name, 2) != 0 ||
-				    !bc_cache_has(c, n)) {
-					out->orphan_blobs++;
-					bad = 1;
-				}
-				if (bad && repair) {
-					fp = xasprintf("%s/%s", p2, n);
-					(void)unlink(fp);
-					free(fp);
-				}
+			if (bad && repair) {
+				fp = xasprintf("%s/%s", p1, n);
+				(void)unlink(fp);
+				free(fp);
 			}
-			closedir(d3);
-			free(p2);
 		}
 		closedir(d2);
 		free(p1);
@@ -1216,66 +1303,117 @@ bc_cache_zero(struct bc_cache *c, char *err)
 
 /* ---------------------------------------------------------------------
  * in-flight locks
+ *
+ * One lock file for the whole cache, one byte of it per key: a worker
+ * compiling key K holds an fcntl write lock on the byte at inflight_off(K).
+ * Nothing is created or removed per job (a file create costs ~0.3 ms on
+ * some volumes), and the kernel drops the lock when its holder dies.  Two
+ * keys on the same byte (48 bits of a SHA-256) only make one wait for the
+ * other.  fcntl locks belong to the process and go away when it closes
+ * any descriptor of the file: a process keeps one handle per cache dir.
  */
+
+static off_t
+inflight_off(const char *key)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 12; i++) {	/* 48 bits: a valid off_t everywhere */
+		int c = key[i];
+
+		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' +
+		    10);
+	}
+	return (off_t)v;
+}
+
+static int
+lockfile_open(const char *path, int create, char *err)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW |
+	    (create ? O_CREAT : 0), 0600);
+
+	if (fd < 0 && (create || errno != ENOENT))
+		bc_seterr(err, BC_ERR_IO, "cannot open %s: %s", path,
+		    strerror(errno));
+	return fd;
+}
+
+static void
+inflight_range(struct flock *fl, short type, const char *key)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->l_type = type;
+	fl->l_whence = SEEK_SET;
+	fl->l_start = inflight_off(key);
+	fl->l_len = 1;
+}
 
 int
 bc_cache_inflight_try(struct bc_cache *c, const char *key, int *fd_out,
     char *err)
 {
-	char *p;
-	int tries;
+	struct flock fl;
 
 	*fd_out = -1;
 	if (!bc_hash_is_hex(key))
 		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
-	p = xasprintf("%s/%s", c->inflightdir, key);
-	for (tries = 0; tries < 8; tries++) {
-		struct flock fl;
-		struct stat a, b;
-		int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		    0600);
-
-		if (fd < 0) {
-			int r = bc_seterr(err, BC_ERR_IO, "cannot open %s: %s",
-			    p, strerror(errno));
-
-			free(p);
-			return r;
-		}
-		memset(&fl, 0, sizeof(fl));
-		fl.l_type = F_WRLCK;
-		fl.l_whence = SEEK_SET;
-		if (fcntl(fd, F_SETLK, &fl) != 0) {
-			close(fd);
-			free(p);
-			if (errno == EACCES || errno == EAGAIN)
-				return BC_ERR_BUSY;
-			return bc_seterr(err, BC_ERR_IO, "lock: %s",
-			    strerror(errno));
-		}
-		/* The holder unlinks before it unlocks: make sure the file
-		 * we locked is still the one with this name. */
-		if (fstat(fd, &a) == 0 && stat(p, &b) == 0 &&
-		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
-			free(p);
-			*fd_out = fd;
-			return BC_OK;
-		}
-		close(fd);
+	if (c->lockfd < 0 && (c->lockfd = lockfile_open(c->lockpath, 1,
+	    err)) < 0)
+		return BC_ERR_IO;
+	inflight_range(&fl, F_WRLCK, key);
+	if (fcntl(c->lockfd, F_SETLK, &fl) != 0) {
+		if (errno == EACCES || errno == EAGAIN)
+			return BC_ERR_BUSY;
+		return bc_seterr(err, BC_ERR_IO, "lock %s: %s", c->lockpath,
+		    strerror(errno));
 	}
-	free(p);
-	return BC_ERR_BUSY;
+	*fd_out = c->lockfd;
+	return BC_OK;
 }
 
 void
 bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd)
 {
-	char *p;
+	struct flock fl;
 
 	if (fd < 0)
 		return;
-	p = xasprintf("%s/%s", c->inflightdir, key);
-	(void)unlink(p);
+	inflight_range(&fl, F_UNLCK, key);
+	(void)fcntl(fd, F_SETLK, &fl);
+}
+
+int
+bc_cache_probe(const char *dir, const char *key)
+{
+	struct flock fl;
+	struct stat sb;
+	char *p;
+	int fd, r;
+
+	if (!bc_hash_is_hex(key))
+		return BC_CACHE_PROBE_MAYBE;	/* let the full lookup say why */
+	p = xasprintf("%s/blobs", dir);
+	{
+		char *b = blob_path_in(p, key);
+
+		free(p);
+		r = stat(b, &sb);
+		free(b);
+	}
+	if (r == 0 || errno != ENOENT)
+		return BC_CACHE_PROBE_MAYBE;
+	p = xasprintf("%s/" BC_CACHE_LOCKFILE, dir);
+	fd = lockfile_open(p, 0, NULL);
 	free(p);
+	if (fd < 0)
+		return errno == ENOENT ? BC_CACHE_PROBE_ABSENT :
+		    BC_CACHE_PROBE_MAYBE;
+	inflight_range(&fl, F_WRLCK, key);
+	r = fcntl(fd, F_GETLK, &fl);
 	close(fd);
+	if (r != 0 || fl.l_type != F_UNLCK)
+		return BC_CACHE_PROBE_MAYBE;	/* being compiled right now */
+	return BC_CACHE_PROBE_ABSENT;
 }

@@ -5,8 +5,9 @@
  *
  * Layout under the cache dir:
  *   index.sqlite (+ -wal, -shm)   entries, counters
- *   blobs/ab/cd/<key>             one blob per entry (key = 64 hex digits)
- *   inflight/<key>                fcntl lock while a key is being compiled
+ *   blobs/ab/<key>                one blob per entry (key = 64 hex digits)
+ *   inflight.lock                 one byte per key (48 bits of it), fcntl
+ *                                 write-locked while the key is compiled
  *   identity/                     compiler identity memos (key.h)
  *
  * Blob grammar (all integers big-endian):
@@ -184,13 +185,27 @@ int bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err);
 /* Reset every counter (entries stay). */
 int bc_cache_zero(struct bc_cache *c, char *err);
 
+#define BC_CACHE_LOCKFILE "inflight.lock"
 /*
- * In-flight lock for key: BC_OK with *fd set (held), BC_ERR_BUSY if
- * another process holds it (try again later), BC_ERR_IO.
+ * In-flight lock for key: BC_OK with *fd set (held; the descriptor
+ * belongs to the handle, release it with bc_cache_inflight_release, do
+ * not close it), BC_ERR_BUSY if another process holds it (try again
+ * later), BC_ERR_IO.
  */
 int bc_cache_inflight_try(struct bc_cache *c, const char *key, int *fd,
     char *err);
 void bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd);
+
+/*
+ * Without opening the index: BC_CACHE_PROBE_ABSENT if the cache in dir
+ * cannot have key (no blob, nobody compiling it), else
+ * BC_CACHE_PROBE_MAYBE (look it up).  A cheap answer to the lookups of a
+ * farm's clients, most of which miss.  The caller must not hold
+ * in-flight locks on this cache (it opens and closes the lock file).
+ */
+#define BC_CACHE_PROBE_ABSENT 0
+#define BC_CACHE_PROBE_MAYBE 1
+int bc_cache_probe(const char *dir, const char *key);
 
 /* Path of key's blob (malloc'd). */
 char *bc_cache_blob_path(const struct bc_cache *c, const char *key);

@@ -1026,9 +1026,9 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 
 	if (j->cache == NULL || j->key[0] == '\0')
 		return 0;
-	count = req->proto == BC_PROTO_BOLT &&
-	    (req->flags & BC_FLAG_LOOKED_UP) ? BC_CACHE_COUNT_HITS :
-	    BC_CACHE_COUNT_ALL;
+	/* Lookups do not count their misses (serve_lookup): this one does,
+	 * also after a client's lookup (BC_FLAG_LOOKED_UP). */
+	count = BC_CACHE_COUNT_ALL;
 	bc_cache_blob_init(&b);
 	for (;;) {
 		r = bc_cache_lookup(j->cache, j->key, &b, e);
@@ -1112,6 +1112,11 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 	snprintf(j->compiler, sizeof(j->compiler), "lookup");
 	snprintf(j->file, sizeof(j->file), "%.16s", req->key);
 	bc_cache_blob_init(&b);
+	/* Most lookups of a farm miss (a client asks every host): answer
+	 * those without opening the index. */
+	if (j->conf->cache_dir != NULL && bc_cache_probe(j->conf->cache_dir,
+	    req->key) == BC_CACHE_PROBE_ABSENT)
+		goto miss;
 	if (cache_open(j) == BC_OK) {
 		memcpy(j->key, req->key, BC_HASH_HEXLEN + 1);
 		for (;;) {
@@ -1150,6 +1155,9 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 			waited = 1;
 		}
 	}
+miss:
+	/* Not counted: the host that compiles the job counts its miss, so
+	 * the farm counts one per job, not one per host asked. */
 	bc_reply_init(&rep);
 	rep.proto = req->proto;
 	rep.miss = 1;
@@ -1158,8 +1166,6 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
 	bc_buf_free(&out);
-	if (j->cache != NULL)
-		bc_cache_touch(j->cache, j->key, BC_CACHE_COUNT_ALL, 0, 0);
 	if (r != BC_OK) {
 		bc_seterr(why, r, "sending MISS: %s", e);
 		return BC_OUT_DISCONNECT;

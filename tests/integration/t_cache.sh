@@ -324,6 +324,7 @@ for d in wc3 wc4 wc5; do
 	sed -i "1i /* two-daemon case */" "$T/$d/hello.h"
 done
 h1b=$(cstat $D1SPORT hits); h2b=$(cstat $D2SPORT hits)
+cp -r "$T/wc5" "$T/wc8"
 # Only daemon 2 in the list: daemon 2 compiles everything.
 BOLTCC_HOSTS="127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
 check "wc3 built on daemon 2 only" build "$T/wc3" "$(new_client_dir)"
@@ -331,10 +332,20 @@ s2=$(cstat $D2SPORT stores)
 check "daemon 2 stored the units ($s2)" [ "$s2" -ge $NUNITS ]
 # Both daemons in the list (daemon 1 first): every unit is a hit.
 BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
+m1b=$(cstat $D1SPORT misses); m2b=$(cstat $D2SPORT misses)
 check "wc4 built with both daemons" build "$T/wc4" "$(new_client_dir)"
 h1a=$(cstat $D1SPORT hits); h2a=$(cstat $D2SPORT hits)
 check "wc4: all hits, found on daemon 2 ($h2b -> $h2a)" [ $((h2a - h2b)) -eq $NUNITS ]
 check "wc4: no extra hits on daemon 1" [ "$h1a" -eq "$h1b" ]
+check "wc4: the lookups that missed on daemon 1 are not counted as misses ($m1b -> $(cstat $D1SPORT misses))" [ "$(cstat $D1SPORT misses)" -eq "$m1b" ]
+check "wc4: no misses on daemon 2" [ "$(cstat $D2SPORT misses)" -eq "$m2b" ]
+# A cold build asking both: one miss per unit on the farm, not one per host.
+m1b=$(cstat $D1SPORT misses); m2b=$(cstat $D2SPORT misses)
+for u in $UNITS; do sed -i "1i /* cold, both daemons */" "$T/wc8/$u.c"; done
+sed -i "1i /* cold, both daemons */" "$T/wc8/hello.h"
+check "wc8 (new units) built with both daemons" build "$T/wc8" "$(new_client_dir)"
+m=$(( $(cstat $D1SPORT misses) - m1b + $(cstat $D2SPORT misses) - m2b ))
+check "wc8: the farm counts one miss per unit ($m for $NUNITS units)" [ "$m" -eq $NUNITS ]
 # And the other way round: daemon 1 compiles, the list names both.
 for u in $UNITS; do sed -i "1i /* reverse */" "$T/wc5/$u.c"; done
 sed -i "1i /* reverse */" "$T/wc5/hello.h"

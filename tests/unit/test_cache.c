@@ -27,6 +27,8 @@
 #include "cache/key.h"
 #include "cache/store.h"
 
+#include <sqlite3.h>
+
 static char *tmpd;
 
 static void
@@ -947,6 +949,125 @@ START_TEST(test_inflight)
 END_TEST
 
 
+/* The lookup probe answers without the index: absent unless a blob
+ * exists or another process is compiling the key. */
+START_TEST(test_probe)
+{
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e;
+	char k[BC_HASH_HEXLEN + 1], k2[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	const char *dir = bc_cache_dir(c);
+	int up[2], down[2], st;
+	char x;
+	pid_t pid;
+
+	key_n(11, k);
+	key_n(12, k2);
+	ck_assert_int_eq(bc_cache_probe(dir, k), BC_CACHE_PROBE_ABSENT);
+	fill_entry(&e, 3, 100);
+	ck_assert_int_eq(bc_cache_put(c, k, &e, err), BC_OK);
+	bc_cache_entry_free(&e);
+	ck_assert_int_eq(bc_cache_probe(dir, k), BC_CACHE_PROBE_MAYBE);
+	ck_assert_int_eq(bc_cache_probe(dir, k2), BC_CACHE_PROBE_ABSENT);
+	/* a key another process compiles is "maybe": the lookup waits */
+	ck_assert_int_eq(pipe(up), 0);
+	ck_assert_int_eq(pipe(down), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct bc_cache *c2;
+		int fd;
+
+		if (bc_cache_open(dir, 0, &c2, err) != BC_OK ||
+		    bc_cache_inflight_try(c2, k2, &fd, err) != BC_OK)
+			_exit(2);
+		(void)!write(up[1], "l", 1);
+		(void)!read(down[0], &x, 1);
+		bc_cache_inflight_release(c2, k2, fd);
+		(void)!write(up[1], "u", 1);
+		(void)!read(down[0], &x, 1);
+		_exit(0);
+	}
+	ck_assert_int_eq(read(up[0], &x, 1), 1);
+	ck_assert_int_eq(bc_cache_probe(dir, k2), BC_CACHE_PROBE_MAYBE);
+	/* another key on another byte is not held */
+	ck_assert_int_eq(bc_cache_probe(dir, "ab" "00000000000000000000000000"
+	    "000000000000000000000000000000000000"), BC_CACHE_PROBE_ABSENT);
+	ck_assert_int_eq(write(down[1], "g", 1), 1);
+	ck_assert_int_eq(read(up[0], &x, 1), 1);
+	ck_assert_int_eq(bc_cache_probe(dir, k2), BC_CACHE_PROBE_ABSENT);
+	ck_assert_int_eq(write(down[1], "g", 1), 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* a blob that cannot be stat'ed for another reason is "maybe" */
+	ck_assert_int_eq(bc_cache_probe(dir, "not-a-key"), BC_CACHE_PROBE_MAYBE);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+	bc_cache_close(c);
+}
+END_TEST
+
+/* A schema-1 cache (blobs/ab/cd/<key>) opens with its entries intact. */
+START_TEST(test_migrate_v1)
+{
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e, d;
+	struct bc_cache_check chk;
+	char k[4][BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	char *dir = xstrdup(bc_cache_dir(c)), *p;
+	sqlite3 *db;
+	struct stat sb;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		key_n(100 + i, k[i]);
+		fill_entry(&e, i, 300 + (size_t)i);
+		ck_assert_int_eq(bc_cache_put(c, k[i], &e, err), BC_OK);
+		bc_cache_entry_free(&e);
+	}
+	bc_cache_close(c);
+	/* rewrite it as schema 1 left it */
+	for (i = 0; i < 4; i++) {
+		char *from = xasprintf("%s/blobs/%.2s/%s", dir, k[i], k[i]);
+		char *sub = xasprintf("%s/blobs/%.2s/%.2s", dir, k[i], k[i] + 2);
+		char *to = xasprintf("%s/%s", sub, k[i]);
+
+		ck_assert_int_eq(bc_mkdir_p(sub, 0700, err), BC_OK);
+		ck_assert_int_eq(rename(from, to), 0);
+		free(from);
+		free(sub);
+		free(to);
+	}
+	p = xasprintf("%s/index.sqlite", dir);
+	ck_assert_int_eq(sqlite3_open(p, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version=1", NULL, NULL,
+	    NULL), SQLITE_OK);
+	sqlite3_close(db);
+	free(p);
+	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_OK);
+	ck_assert_int_eq(bc_cache_reconcile(c, 0, 1, &chk, err), BC_OK);
+	ck_assert_uint_eq(chk.orphan_rows + chk.orphan_blobs + chk.temp_files +
+	    chk.corrupt + chk.bad_size, 0);
+	ck_assert_uint_eq(chk.entries, 4);
+	for (i = 0; i < 4; i++) {
+		char *sub = xasprintf("%s/blobs/%.2s/%.2s", dir, k[i], k[i] + 2);
+
+		fill_entry(&e, i, 300 + (size_t)i);
+		ck_assert_int_eq(bc_cache_get(c, k[i], BC_CACHE_COUNT_ALL, &d,
+		    err), BC_OK);
+		ck_assert(entries_equal(&e, &d));
+		bc_cache_entry_free(&e);
+		bc_cache_entry_free(&d);
+		ck_assert_int_ne(stat(sub, &sb), 0);	/* emptied, removed */
+		free(sub);
+	}
+	bc_cache_close(c);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_lookup_touch)
 {
 	struct bc_cache *c = open_cache(0);
@@ -1165,6 +1286,8 @@ cache_suite(void)
 	tcase_add_test(tc, test_lru_eviction);
 	tcase_add_test(tc, test_reconcile);
 	tcase_add_test(tc, test_inflight);
+	tcase_add_test(tc, test_probe);
+	tcase_add_test(tc, test_migrate_v1);
 	tcase_add_test(tc, test_lookup_touch);
 	tcase_add_test(tc, test_proto_cache_requests);
 	suite_add_tcase(s, tc);
