@@ -31,6 +31,10 @@
 #define BC_MAX_DIA		((size_t)64 << 20)	/* serialized diagnostics */
 #define BC_MAX_MSG		4096		/* boltcc extension: error text */
 
+/* The bytes boltccd's parent reads of a new connection to see whether it
+ * is a cache lookup it can answer itself (a BOLT LOOKUP is 100 bytes). */
+#define BC_MAX_LOOKUP_PEEK	128
+
 /* Stats / HTTP request read by the daemon. */
 #define BC_MAX_HTTP_REQUEST	8192
 

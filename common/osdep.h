@@ -17,4 +17,11 @@ int bc_osdep_is_memfs(const char *path);
  * none or the OS has no known one. */
 const char *bc_osdep_memdir(void);
 
+/* Ask the kernel to report a connection on listening socket fd only once
+ * its first bytes arrived (Linux: TCP_DEFER_ACCEPT), so that a request
+ * that fits in one packet can be read at accept.  Every protocol on the
+ * job port has the client speak first.  The fallback does nothing; either
+ * way the caller must cope with a connection that has no data yet. */
+void bc_osdep_defer_accept(int fd);
+
 #endif

@@ -4,8 +4,11 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 
 #include "osdep.h"
@@ -28,4 +31,12 @@ bc_osdep_memdir(void)
 	if (bc_osdep_is_memfs(shm) && access(shm, W_OK | X_OK) == 0)
 		return shm;
 	return NULL;
+}
+
+void
+bc_osdep_defer_accept(int fd)
+{
+	int sec = 1;	/* then the connection is reported without data */
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &sec, sizeof(sec));
 }

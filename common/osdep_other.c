@@ -21,3 +21,9 @@ bc_osdep_memdir(void)
 {
 	return NULL;
 }
+
+void
+bc_osdep_defer_accept(int fd)
+{
+	(void)fd;
+}

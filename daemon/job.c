@@ -1098,6 +1098,21 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 		    (long long)(bc_now_ms() - t0));
 }
 
+/* The MISS answer to a LOOKUP (the worker's and the parent's). */
+static int
+write_miss(const struct bc_request *req, struct bc_buf *out, char *e)
+{
+	struct bc_reply rep;
+	int r;
+
+	bc_reply_init(&rep);
+	rep.proto = req->proto;
+	rep.miss = 1;
+	r = bc_proto_write_reply(out, req, &rep, e);
+	bc_reply_free(&rep);
+	return r;
+}
+
 /* BOLT lookup: the stored result, or MISS.  Waits for an identical job
  * that is compiling right now. */
 static int
@@ -1105,7 +1120,6 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 {
 	struct bc_buf out = BC_BUF_INIT(BC_MAX_MSG + 64);
 	struct bc_cache_blob b;
-	struct bc_reply rep;
 	char e[BC_ERRLEN];
 	int r, waited = 0;
 
@@ -1158,11 +1172,7 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 miss:
 	/* Not counted: the host that compiles the job counts its miss, so
 	 * the farm counts one per job, not one per host asked. */
-	bc_reply_init(&rep);
-	rep.proto = req->proto;
-	rep.miss = 1;
-	r = bc_proto_write_reply(&out, req, &rep, e);
-	bc_reply_free(&rep);
+	r = write_miss(req, &out, e);
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
 	bc_buf_free(&out);
@@ -1171,6 +1181,41 @@ miss:
 		return BC_OUT_DISCONNECT;
 	}
 	return BC_OUT_HELLO;	/* a miss is not a job */
+}
+
+int
+bc_job_answer_miss(const struct bc_job_conf *conf, int fd)
+{
+	uint8_t in[BC_MAX_LOOKUP_PEEK];
+	struct bc_buf view, out = BC_BUF_INIT(BC_MAX_MSG + 64);
+	struct bc_request req;
+	char e[BC_ERRLEN];
+	ssize_t n;
+	int r = 0;
+
+	n = recv(fd, in, sizeof(in), MSG_PEEK | MSG_DONTWAIT);
+	if (n <= 0)
+		return 0;
+	bc_buf_view(&view, in, (size_t)n);
+	bc_request_init(&req);
+	if (bc_proto_parse_request(&view, NULL, &req, e) != BC_OK ||
+	    bc_buf_avail(&view) != 0 || req.proto != BC_PROTO_BOLT ||
+	    req.kind != BC_RQST_LOOKUP || (conf->cache_dir != NULL &&
+	    bc_cache_probe(conf->cache_dir, req.key) != BC_CACHE_PROBE_ABSENT))
+		goto out;
+	/* Take the request off the socket (closing with unread bytes would
+	 * reset the connection under the reply), then answer. */
+	if (recv(fd, in, (size_t)n, MSG_DONTWAIT) != n ||
+	    write_miss(&req, &out, e) != BC_OK ||
+	    send(fd, bc_buf_data(&out), bc_buf_len(&out), MSG_DONTWAIT) !=
+	    (ssize_t)bc_buf_len(&out))	/* the parent ignores SIGPIPE */
+		r = -1;
+	else
+		r = 1;
+out:
+	bc_request_free(&req);
+	bc_buf_free(&out);
+	return r;
 }
 
 /* BOLT zero: reset the cache counters. */

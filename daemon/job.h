@@ -65,4 +65,14 @@ int bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
 void bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
     const char *peer);
 
+/*
+ * For the parent, on a connection just accepted (fd non-blocking): if the
+ * bytes that already arrived are exactly one BOLT LOOKUP of a key this
+ * daemon's cache cannot have (bc_cache_probe), read them, answer MISS and
+ * return 1 (the caller closes fd); anything else is left unread for a
+ * worker: 0.  -1: the answer could not be sent (close fd).  Reads at most
+ * BC_MAX_LOOKUP_PEEK bytes, never blocks, never opens the cache index.
+ */
+int bc_job_answer_miss(const struct bc_job_conf *conf, int fd);
+
 #endif

@@ -26,6 +26,7 @@
 #include "common/io.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/osdep.h"
 #include "common/util.h"
 #include "acl.h"
 #include "activate.h"
@@ -163,6 +164,8 @@ bind_one(const char *addr, int port, int is_stats, int optional, char *err)
 	freeaddrinfo(ai);
 	set_nonblock(fd, 1);
 	set_cloexec(fd);
+	if (!is_stats)
+		bc_osdep_defer_accept(fd);
 	listeners[nlisteners].fd = fd;
 	listeners[nlisteners].is_stats = is_stats;
 	snprintf(listeners[nlisteners].label,
@@ -189,6 +192,8 @@ bc_server_bind(const struct bc_server_conf *conf, char *err)
 	for (i = 0; i < nact && nlisteners < MAX_LISTENERS; i++) {
 		listeners[nlisteners].fd = act[i].fd;
 		listeners[nlisteners].is_stats = act[i].is_stats;
+		if (!act[i].is_stats)
+			bc_osdep_defer_accept(act[i].fd);
 		snprintf(listeners[nlisteners].label,
 		    sizeof(listeners[nlisteners].label), "activated fd %d",
 		    act[i].fd);
@@ -345,7 +350,7 @@ accept_jobs(struct server *s, int lfd)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		char peer[NI_MAXHOST + NI_MAXSERV + 8];
-		int fd;
+		int fd, r;
 		pid_t pid;
 
 		fd = accept(lfd, (struct sockaddr *)&ss, &sl);
@@ -363,6 +368,17 @@ accept_jobs(struct server *s, int lfd)
 			continue;
 		}
 		s->st.tcp_accept++;
+		/* Most of a farm's lookups miss: answer those here, without
+		 * a worker (nothing else is read here; see job.h). */
+		if ((r = bc_job_answer_miss(&s->jc, fd)) != 0) {
+			if (r > 0) {
+				s->st.hello++;
+				s->st.lookup_fast++;
+			} else
+				s->st.other++;
+			close(fd);
+			continue;
+		}
 		if (active_workers(s) >= s->conf->jobs + s->conf->queue) {
 			int64_t now = bc_now_ms();
 

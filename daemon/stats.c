@@ -327,7 +327,8 @@ bc_stats_render_json(const struct bc_stats *st,
 		    "\"dcc_compile_ok\":%llu,"
 		    "\"dcc_compile_error\":%llu,\"dcc_compile_timeout\":%llu,"
 		    "\"dcc_cli_disconnect\":%llu,\"dcc_other\":%llu,"
-		    "\"hello\":%llu,\"dcc_longest_job\":",
+		    "\"hello\":%llu,\"lookup_fast\":%llu,"
+		    "\"dcc_longest_job\":",
 		    st->max_kids, st->queue, st->running,
 		    st->workers > st->running ? st->workers - st->running : 0,
 		    (long long)((now_ms - st->start_ms) / 1000),
@@ -340,7 +341,8 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)st->compile_timeout,
 		    (unsigned long long)st->cli_disconnect,
 		    (unsigned long long)st->other,
-		    (unsigned long long)st->hello);
+		    (unsigned long long)st->hello,
+		    (unsigned long long)st->lookup_fast);
 	if (r == BC_OK)
 		r = put_json_str(out, st->longest_file);
 	if (r == BC_OK)

@@ -58,6 +58,7 @@ struct bc_stats {
 	uint64_t cli_disconnect;
 	uint64_t other;
 	uint64_t hello;
+	uint64_t lookup_fast;	/* LOOKUP misses the parent answered (no worker) */
 	int64_t longest_ms;
 	char longest_file[128];
 	char longest_compiler[64];

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -21,6 +22,9 @@
 #include "preproc/search.h"
 
 #define VERBOSE_MAX ((size_t)1 << 20)
+/* How long a compiler that gave no search list is not asked again (a
+ * compiler change, seen by its size and mtime, asks at once). */
+#define FAIL_MEMO_SEC 3600
 
 void
 bc_pp_search_init(struct bc_pp_search *s)
@@ -236,11 +240,14 @@ ask_compiler(const char *cc, const struct bc_pp_search *s, struct bc_buf *out,
 	return BC_OK;
 }
 
+/* 1: the memo in file has key's dirs; -1: it says the query failed
+ * less than FAIL_MEMO_SEC ago; 0: nothing usable. */
 static int
 load_cached(const char *file, const char *key, struct bc_strv *dirs,
     struct bc_strv *fw)
 {
 	struct bc_buf b;
+	struct stat sb;
 	const char *p, *end, *nl;
 	size_t kl = strlen(key);
 	int ok = 0;
@@ -256,6 +263,13 @@ load_cached(const char *file, const char *key, struct bc_strv *dirs,
 	    memcmp(p + 2, key, kl) == 0 && p[2 + kl] == '\n') {
 		ok = 1;
 		p += kl + 3;
+		if (end - p >= 2 && memcmp(p, "X\n", 2) == 0) {
+			time_t now = time(NULL);
+
+			bc_buf_free(&b);
+			return stat(file, &sb) == 0 && sb.st_mtime <= now &&
+			    now - sb.st_mtime < FAIL_MEMO_SEC ? -1 : 0;
+		}
 		while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))
 		    != NULL) {
 			if (nl - p > 2 && (p[0] == 'D' || p[0] == 'F') &&
@@ -278,9 +292,11 @@ save_cached(const char *file, const char *key, const struct bc_strv *dirs,
 
 	bc_buf_init(&b, VERBOSE_MAX);
 	(void)bc_buf_putf(&b, "K %s\n", key);
-	for (i = 0; i < dirs->n; i++)
+	if (dirs == NULL)	/* the query failed */
+		(void)bc_buf_putf(&b, "X\n");
+	for (i = 0; dirs != NULL && i < dirs->n; i++)
 		(void)bc_buf_putf(&b, "D %s\n", dirs->v[i]);
-	for (i = 0; i < fw->n; i++)
+	for (i = 0; dirs != NULL && i < fw->n; i++)
 		(void)bc_buf_putf(&b, "F %s\n", fw->v[i]);
 	(void)bc_write_file_atomic(file, bc_buf_data(&b), bc_buf_len(&b), 0644,
 	    NULL);
@@ -312,10 +328,13 @@ default_dirs(struct bc_pp_search *s, const char *cc, const char *statedir,
 	if (strchr(key, '\n') == NULL && statedir != NULL) {
 		file = xasprintf("%s/ppdirs-%016llx", statedir,
 		    (unsigned long long)fnv64(key));
-		if (load_cached(file, key, dirs, fw)) {
+		if ((r = load_cached(file, key, dirs, fw)) != 0) {
 			free(file);
 			free(key);
-			return BC_OK;
+			return r > 0 ? BC_OK : bc_seterr(err, BC_ERR_COMPILER,
+			    "%s -E -v gave no search list (remembered for "
+			    "%d s; this compiler is not scanned)", cc,
+			    FAIL_MEMO_SEC);
 		}
 	}
 	bc_buf_init(&b, VERBOSE_MAX);
@@ -324,8 +343,10 @@ default_dirs(struct bc_pp_search *s, const char *cc, const char *statedir,
 	    bc_buf_len(&b), dirs, fw) != BC_OK)
 		r = bc_seterr(err, BC_ERR_COMPILER,
 		    "no search list in the output of %s -E -v", cc);
-	if (r == BC_OK && file != NULL)
-		save_cached(file, key, dirs, fw);
+	/* Remember an answer, and a compiler that cannot give one: the
+	 * query costs a compiler start, on every job otherwise. */
+	if (file != NULL && (r == BC_OK || r == BC_ERR_COMPILER))
+		save_cached(file, key, r == BC_OK ? dirs : NULL, fw);
 	bc_buf_free(&b);
 	free(file);
 	free(key);

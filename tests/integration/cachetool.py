@@ -3,6 +3,7 @@
 (t_cache*.sh).  Standard library only; loopback only.
 
   cstat PORT FIELD            a cache counter from boltccd's /stats.json
+  dstat PORT FIELD            a daemon counter (top level of /stats.json)
   identity CACHEDIR           the daemon's memoized compiler identity
   key IDENTITY CDIR FLAGS DOTI -- ARGV...
                               the cache key as doc/cache.md defines it
@@ -14,6 +15,9 @@
       compile IDENT|- DOTI -- ARGV...   compile (IDENT '-' = no CMPI)
       forged DOTI OBJ -- ARGV...        compile + a forged DOTO/DIAG after it
       lookup KEY                        lookup
+      lookup-split KEY                  lookup sent in two writes, 0.3 s apart
+      lookup-twice KEY                  two lookups in one write
+      lookup-trail KEY                  lookup and 3 more bytes in one write
       store KEY OBJ                     an invented "store" request kind
       pump CDIR FILE CLAIM -- ARGV...   a BOLT pump request shipping
                                         CDIR/FILE (manifest hash CLAIM:
@@ -104,10 +108,13 @@ def compile_req(ident, cdir, argv, doti, flags=0):
     return m + bulk("DOTI", doti)
 
 
-def exchange(port, data, timeout=30.0):
+def exchange(port, data, timeout=30.0, then=None):
     s = socket.create_connection((HOST, port), timeout=timeout)
     try:
         s.sendall(data)
+        if then is not None:
+            time.sleep(0.3)
+            s.sendall(then)
     except OSError:
         pass
     out = b""
@@ -306,6 +313,14 @@ def cmd_bolt(args):
     elif mode == "lookup":
         r = exchange(port, hdr("BOLT", 1) + hdr("RQST", 3) + pstr("CKEY", rest[0]))
         print(describe(r))
+    elif mode in ("lookup-split", "lookup-twice", "lookup-trail"):
+        req = hdr("BOLT", 1) + hdr("RQST", 3) + pstr("CKEY", rest[0])
+        if mode == "lookup-split":
+            print(describe(exchange(port, req[:50], then=req[50:])))
+        elif mode == "lookup-twice":
+            print(describe(exchange(port, req + req)))
+        else:
+            print(describe(exchange(port, req + b"xyz")))
     elif mode == "store":
         obj = open(rest[1], "rb").read()
         r = exchange(port, hdr("BOLT", 1) + hdr("RQST", 5) + pstr("CKEY", rest[0]) +
@@ -474,6 +489,9 @@ def main():
     if cmd == "cstat":
         v = cache_stats(int(args[0]))
         print(v.get(args[1], "missing") if v else "nocache")
+    elif cmd == "dstat":
+        v = json.loads(http_get(int(args[0]), "/stats.json").decode())
+        print(v.get(args[1], "missing"))
     elif cmd == "identity":
         print(daemon_identity(args[0]))
     elif cmd == "key":

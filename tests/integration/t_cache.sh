@@ -250,6 +250,24 @@ check "the client's key matches doc/cache.md (lookup hit after the forged job)" 
 check "served object is the daemon's compile, not the planted bytes" same_file "$T/proj/obj/planted-local.o" "$T/proj/obj/planted.o"
 ans=$($CT bolt $D1PORT lookup "$KEY")
 check "lookup by the documented key: hit ($ans)" [ "$ans" = STAT ]
+log "--- lookups that cannot hit are answered by the daemon's parent"
+NOKEY=$(printf 'not in any cache' | sha256sum | cut -c1-64)
+fb=$($CT dstat $D1SPORT lookup_fast); ab=$($CT dstat $D1SPORT dcc_tcp_accept)
+ans=$($CT bolt $D1PORT lookup "$NOKEY")
+check "absent key: MISS ($ans)" [ "$ans" = MISS ]
+check "absent key: answered without a worker (lookup_fast $fb -> $($CT dstat $D1SPORT lookup_fast))" [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
+ans=$($CT bolt $D1PORT lookup "$KEY")
+check "present key: a worker serves the hit ($ans, lookup_fast unchanged)" [ "$ans" = STAT ] && [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
+for m in lookup-split lookup-twice lookup-trail; do
+	ans=$($CT bolt $D1PORT $m "$NOKEY")
+	note "$m: $ans"
+	check "$m: left to a worker (lookup_fast unchanged)" [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
+done
+ans=$($CT bolt $D1PORT lookup-split "$NOKEY")
+check "a lookup sent in two parts is still answered ($ans)" [ "$ans" = MISS ]
+ans=$($CT bolt $D1PORT lookup "$NOKEY")
+check "the daemon still serves after them ($ans)" [ "$ans" = MISS ]
+check "every connection was counted (dcc_tcp_accept $ab -> $($CT dstat $D1SPORT dcc_tcp_accept))" [ "$($CT dstat $D1SPORT dcc_tcp_accept)" -eq $((ab + 7)) ]
 ans=$($CT bolt $D1PORT store "$KEY" "$T/junk.o")
 check "there is no store request (answered: $ans)" sh -c "echo '$ans' | grep -q 'EROR\|CLOSED'"
 

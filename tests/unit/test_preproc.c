@@ -601,6 +601,54 @@ START_TEST(test_default_dirs_real_compiler)
 }
 END_TEST
 
+/* A compiler that cannot list its search dirs is asked once, not on every
+ * job, until it changes. */
+START_TEST(test_default_dirs_failure_remembered)
+{
+	char *av[] = { "cc", "-c", "x.c", NULL };
+	struct bc_pp_search s;
+	const char *fb;
+	char *state, *cc, *count, *script, err[BC_ERRLEN];
+	struct bc_buf b;
+	int i;
+
+	ck_assert_int_eq(bc_mkdtemp("ppfail_", &state, NULL), BC_OK);
+	cc = xasprintf("%s/badcc", state);
+	count = xasprintf("%s/runs", state);
+	script = xasprintf("#!/bin/sh\necho run >> '%s'\nexit 1\n", count);
+	ck_assert_int_eq(bc_write_file_atomic(cc, script, strlen(script), 0755,
+	    err), BC_OK);
+	for (i = 0; i < 3; i++) {
+		bc_pp_search_init(&s);
+		ck_assert_int_ne(bc_pp_search_build(&s, av, 3, "c", cc, state,
+		    &fb, NULL), BC_OK);
+		ck_assert_str_eq(fb, "default-dirs");
+		bc_pp_search_free(&s);
+	}
+	bc_buf_init(&b, 1 << 16);
+	ck_assert_int_eq(bc_read_file(count, 1 << 16, &b, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b), 4);	/* one "run\n" */
+	/* a changed compiler (another size) is asked again */
+	free(script);
+	script = xasprintf("#!/bin/sh\necho run >> '%s'\nexit 1\n\n", count);
+	ck_assert_int_eq(bc_write_file_atomic(cc, script, strlen(script), 0755,
+	    err), BC_OK);
+	bc_pp_search_init(&s);
+	ck_assert_int_ne(bc_pp_search_build(&s, av, 3, "c", cc, state, &fb,
+	    NULL), BC_OK);
+	bc_pp_search_free(&s);
+	bc_buf_reset(&b);
+	ck_assert_int_eq(bc_read_file(count, 1 << 16, &b, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b), 8);
+	bc_buf_free(&b);
+	(void)bc_rmtree(state);
+	free(state);
+	free(cc);
+	free(count);
+	free(script);
+}
+END_TEST
+
 START_TEST(test_scan_closure)
 {
 	struct bc_pp_search s;
@@ -795,6 +843,7 @@ suite(void)
 	tcase_add_test(t, test_search_fallbacks);
 	tcase_add_test(t, test_parse_verbose);
 	tcase_add_test(t, test_default_dirs_real_compiler);
+	tcase_add_test(t, test_default_dirs_failure_remembered);
 	tcase_add_test(t, test_scan_closure);
 	tcase_add_test(t, test_abspath);
 	tcase_add_test(t, test_memo_persist);
