@@ -152,10 +152,12 @@ def makespan_run(a, client, profile, par):
             argv = ["xargs", "-P", str(par), "-I@", tool, "fakecc",
                     "-DFAKECC_MS=%d" % a.ms, "-c", "s_@.c", "-o", "s_@.o"]
             t0 = time.monotonic()
+            c0 = cpu_seconds()
             r = c.run_client(argv, cwd=work, env=env,
                              stdin=open(os.path.join(work, "list")),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             wall = time.monotonic() - t0
+            cpu = cpu_seconds() - c0
             remote = [daemon_counter(c, i) for i in range(a.hosts)]
     finally:
         os.environ["PATH"] = old_path
@@ -170,10 +172,20 @@ def makespan_run(a, client, profile, par):
     return {"client": client, "profile": profile, "parallel": par,
             "wall_s": round(wall, 3), "ideal_s": ideal,
             "ratio": round(wall / ideal, 3), "rc": r.returncode,
+            "cpu_ms_per_job": round(cpu * 1000.0 / a.jobs, 1),
             "objects": objs, "remote_jobs": sum(x for x in remote if x > 0),
             "per_host": remote, "stderr": err[:5],
             "client_stats": {k: v for k, v in cst.items()
                              if "fail" in k or "local" in k}}
+
+
+def cpu_seconds():
+    """CPU time (user + system, all CPUs) the machine spent so far."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal ...
+    return (v[0] + v[1] + v[2] + v[5] + v[6]) / float(
+        os.sysconf("SC_CLK_TCK"))
 
 
 def part_makespan(a):
@@ -185,27 +197,56 @@ def part_makespan(a):
     say("## makespan: %d jobs x %d ms on %d hosts x %d slots (ideal %.2f s)"
         % (a.jobs, a.ms, a.hosts, a.slots,
            a.jobs * a.ms / 1000.0 / (a.hosts * a.slots)))
+    say("%d rep(s), the clients taking turns within each rep; CPU ms/job is "
+        "the whole machine's CPU time during the run (clients, daemons, "
+        "relays, the test compiler) per job" % a.reps)
     say("load average before: %s" % " ".join(loadavg()))
     say()
-    say("| profile | client | -P | makespan s | / ideal | remote jobs | "
-        "per host |")
-    say("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    say("| profile | client | -P | rep | makespan s | / ideal | CPU ms/job "
+        "| remote jobs | per host |")
+    say("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     with Whitelist(fakecc):
         for prof in a.profiles:
-            for cl in a.clients:
-                for par in a.parallel:
-                    row = makespan_run(a, cl, prof, par)
-                    rows.append(row)
-                    say("| %s | %s | %d | %.2f | %.3f | %d%s | %s |" % (
-                        prof, cl, par, row["wall_s"], row["ratio"],
-                        row["remote_jobs"],
-                        "" if row["rc"] == 0 and row["objects"] == a.jobs
-                        else " (rc %d, %d objects: %s)" % (
-                            row["rc"], row["objects"],
-                            "; ".join(row["stderr"][:2])),
-                        " ".join(str(x) for x in row["per_host"])))
+            for par in a.parallel:
+                for rep in range(a.reps):
+                    for cl in a.clients:
+                        row = makespan_run(a, cl, prof, par)
+                        row["rep"] = rep + 1
+                        rows.append(row)
+                        say("| %s | %s | %d | %d | %.2f | %.3f | %.1f | "
+                            "%d%s | %s |" % (
+                                prof, cl, par, rep + 1, row["wall_s"],
+                                row["ratio"], row["cpu_ms_per_job"],
+                                row["remote_jobs"],
+                                "" if row["rc"] == 0 and
+                                row["objects"] == a.jobs
+                                else " (rc %d, %d objects: %s)" % (
+                                    row["rc"], row["objects"],
+                                    "; ".join(row["stderr"][:2])),
+                                " ".join(str(x) for x in row["per_host"])))
+    if a.reps > 1:
+        say()
+        say("Medians over the reps:")
+        say()
+        say("| profile | client | -P | makespan s | / ideal | CPU ms/job |")
+        say("| --- | --- | ---: | ---: | ---: | ---: |")
+        for prof in a.profiles:
+            for par in a.parallel:
+                for cl in a.clients:
+                    rs = [r for r in rows if r["profile"] == prof and
+                          r["client"] == cl and r["parallel"] == par]
+                    w = median([r["wall_s"] for r in rs])
+                    say("| %s | %s | %d | %.2f | %.3f | %.1f |" % (
+                        prof, cl, par, w, median([r["ratio"] for r in rs]),
+                        median([r["cpu_ms_per_job"] for r in rs])))
     say("load average after: %s" % " ".join(loadavg()))
     return rows
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
 
 
 MODES = [
@@ -328,6 +369,9 @@ def main():
     p.add_argument("--parallel", default="",
                    help="xargs -P values, comma-separated (default: "
                    "hosts*slots)")
+    p.add_argument("--reps", type=int, default=1,
+                   help="runs of each configuration, clients taking turns "
+                   "(the table ends with the medians)")
     p.add_argument("--json", default=None)
     p.add_argument("--tmp", default=None,
                    help="where the sources, objects, client state and "
