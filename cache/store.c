@@ -328,20 +328,32 @@ bc_cache_blob_decode(const void *p, size_t n, struct bc_cache_entry *e,
  * sqlite helpers
  */
 
+static int db_open(struct bc_cache *c, char *err);
+
 static int
 dberr(struct bc_cache *c, char *err, const char *what)
 {
 	return bc_seterr(err, BC_ERR_IO, "cache index: %s: %s", what,
-	    sqlite3_errmsg(c->db));
+	    c->db != NULL ? sqlite3_errmsg(c->db) : "not open");
+}
+
+/* The index, opened on first use for a lazy handle. */
+static int
+need_db(struct bc_cache *c, char *err)
+{
+	return c->db != NULL ? BC_OK : db_open(c, err);
 }
 
 static int
 exec(struct bc_cache *c, const char *sql, char *err)
 {
 	char *msg = NULL;
+	int r;
 
+	if ((r = need_db(c, err)) != BC_OK)
+		return r;
 	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int r = bc_seterr(err, BC_ERR_IO, "cache index: %s: %s", sql,
+		r = bc_seterr(err, BC_ERR_IO, "cache index: %s: %s", sql,
 		    msg != NULL ? msg : "error");
 
 		sqlite3_free(msg);
@@ -353,6 +365,11 @@ exec(struct bc_cache *c, const char *sql, char *err)
 static int
 prep(struct bc_cache *c, const char *sql, sqlite3_stmt **st, char *err)
 {
+	int r;
+
+	*st = NULL;
+	if ((r = need_db(c, err)) != BC_OK)
+		return r;
 	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
 		return dberr(c, err, sql);
@@ -549,39 +566,23 @@ migrate_v1_blobs(struct bc_cache *c)
 	}
 }
 
-int
-bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
-    char *err)
+/* Open the index (and make or migrate it): on bc_cache_open, or on the
+ * first use of a handle from bc_cache_open_lazy.  On failure c->db stays
+ * NULL, so a later use tries again and fails the same way. */
+static int
+db_open(struct bc_cache *c, char *err)
 {
-	struct bc_cache *c;
 	char *path;
-	char e[BC_ERRLEN];
 	sqlite3_stmt *st;
 	int r, uv = 0;
 
-	*out = NULL;
-	if (dir == NULL || dir[0] == '\0')
-		return bc_seterr(err, BC_ERR_INVAL, "no cache directory");
-	if ((r = bc_mkdir_p(dir, 0700, e)) != BC_OK)
-		return bc_seterr(err, r, "cache directory: %s", e);
-	c = xcalloc(1, sizeof(*c));
-	c->dir = xstrdup(dir);
-	c->blobdir = xasprintf("%s/blobs", dir);
-	c->lockpath = xasprintf("%s/" BC_CACHE_LOCKFILE, dir);
-	c->lockfd = -1;
-	c->max_bytes = max_bytes > 0 ? max_bytes : BC_CACHE_DEFAULT_SIZE;
-	if ((r = bc_mkdir_p(c->blobdir, 0700, e)) != BC_OK) {
-		bc_cache_close(c);
-		return bc_seterr(err, r, "cache directory: %s", e);
-	}
-	path = xasprintf("%s/index.sqlite", dir);
+	path = xasprintf("%s/index.sqlite", c->dir);
 	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		r = bc_seterr(err, BC_ERR_IO, "cannot open %s: %s", path,
 		    c->db != NULL ? sqlite3_errmsg(c->db) : "out of memory");
 		free(path);
-		bc_cache_close(c);
-		return r;
+		goto fail;
 	}
 	free(path);
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
@@ -598,9 +599,10 @@ bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
 		(void)sqlite3_db_config(c->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
 		    1, NULL);
 	}
-	if (prep(c, "PRAGMA user_version", &st, err) != BC_OK) {
-		bc_cache_close(c);
-		return BC_ERR_IO;
+	if (sqlite3_prepare_v2(c->db, "PRAGMA user_version", -1, &st, NULL)
+	    != SQLITE_OK) {
+		r = dberr(c, err, "reading the schema version");
+		goto fail;
 	}
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
@@ -608,14 +610,13 @@ bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW) {
 		r = dberr(c, err, "reading the schema version");
-		bc_cache_close(c);
-		return r;
+		goto fail;
 	}
 	if (uv > SCHEMA_VERSION) {
-		bc_cache_close(c);
-		return bc_seterr(err, BC_ERR_INVAL,
+		r = bc_seterr(err, BC_ERR_INVAL,
 		    "cache index schema %d is newer than this boltccd (%d)",
 		    uv, SCHEMA_VERSION);
+		goto fail;
 	}
 	if (uv == 1)
 		migrate_v1_blobs(c);
@@ -626,17 +627,66 @@ bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
 		if ((r = exec(c, "PRAGMA journal_mode=WAL", err)) != BC_OK ||
 		    (r = exec(c, schema, err)) != BC_OK ||
 		    (r = exec(c, "PRAGMA user_version=" STR(SCHEMA_VERSION),
-		    err)) != BC_OK) {
-			bc_cache_close(c);
-			return r;
-		}
+		    err)) != BC_OK)
+			goto fail;
 	}
-	if ((r = exec(c, "PRAGMA synchronous=NORMAL", err)) != BC_OK) {
+	if ((r = exec(c, "PRAGMA synchronous=NORMAL", err)) != BC_OK)
+		goto fail;
+	return BC_OK;
+fail:
+	if (c->db != NULL)
+		sqlite3_close(c->db);
+	c->db = NULL;
+	return r;
+}
+
+static int
+cache_new(const char *dir, uint64_t max_bytes, struct bc_cache **out,
+    char *err)
+{
+	struct bc_cache *c;
+	char e[BC_ERRLEN];
+	int r;
+
+	*out = NULL;
+	if (dir == NULL || dir[0] == '\0')
+		return bc_seterr(err, BC_ERR_INVAL, "no cache directory");
+	if ((r = bc_mkdir_p(dir, 0700, e)) != BC_OK)
+		return bc_seterr(err, r, "cache directory: %s", e);
+	c = xcalloc(1, sizeof(*c));
+	c->dir = xstrdup(dir);
+	c->blobdir = xasprintf("%s/blobs", dir);
+	c->lockpath = xasprintf("%s/" BC_CACHE_LOCKFILE, dir);
+	c->lockfd = -1;
+	c->max_bytes = max_bytes > 0 ? max_bytes : BC_CACHE_DEFAULT_SIZE;
+	if ((r = bc_mkdir_p(c->blobdir, 0700, e)) != BC_OK) {
 		bc_cache_close(c);
-		return r;
+		return bc_seterr(err, r, "cache directory: %s", e);
 	}
 	*out = c;
 	return BC_OK;
+}
+
+int
+bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
+    char *err)
+{
+	int r;
+
+	if ((r = cache_new(dir, max_bytes, out, err)) != BC_OK)
+		return r;
+	if ((r = db_open(*out, err)) != BC_OK) {
+		bc_cache_close(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+int
+bc_cache_open_lazy(const char *dir, uint64_t max_bytes,
+    struct bc_cache **out, char *err)
+{
+	return cache_new(dir, max_bytes, out, err);
 }
 
 void
@@ -907,9 +957,9 @@ write_blob(const char *path, const struct bc_buf *b, char *err)
 	return BC_OK;
 }
 
-int
-bc_cache_put(struct bc_cache *c, const char *key,
-    const struct bc_cache_entry *e, char *err)
+static int
+put_entry(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, int miss, char *err)
 {
 	struct bc_buf blob;
 	sqlite3_stmt *st;
@@ -965,7 +1015,9 @@ bc_cache_put(struct bc_cache *c, const char *key,
 	if (rc != SQLITE_DONE ||
 	    add_to(c, "state", "stored_bytes",
 	    (int64_t)bc_buf_len(&blob) - old) != BC_OK ||
-	    add_to(c, "counters", "stores", 1) != BC_OK) {
+	    add_to(c, "counters", "stores", 1) != BC_OK ||
+	    (miss && (add_to(c, "counters", "requests", 1) != BC_OK ||
+	    add_to(c, "counters", "misses", 1) != BC_OK))) {
 		r = dberr(c, err, "insert");
 		rollback(c);
 		goto fail;
@@ -984,6 +1036,20 @@ fail:
 	bc_buf_free(&blob);
 	(void)bc_cache_count(c, "store_errors", 1);
 	return r;
+}
+
+int
+bc_cache_put(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, char *err)
+{
+	return put_entry(c, key, e, 0, err);
+}
+
+int
+bc_cache_put_miss(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, char *err)
+{
+	return put_entry(c, key, e, 1, err);
 }
 
 int
@@ -1382,6 +1448,21 @@ bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd)
 		return;
 	inflight_range(&fl, F_UNLCK, key);
 	(void)fcntl(fd, F_SETLK, &fl);
+}
+
+int
+bc_cache_blob_exists(const struct bc_cache *c, const char *key)
+{
+	struct stat sb;
+	char *p;
+	int r;
+
+	if (!bc_hash_is_hex(key))
+		return 0;
+	p = bc_cache_blob_path(c, key);
+	r = stat(p, &sb) == 0 || errno != ENOENT;
+	free(p);
+	return r;
 }
 
 int

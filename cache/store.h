@@ -127,6 +127,13 @@ struct bc_cache;
  */
 int bc_cache_open(const char *dir, uint64_t max_bytes, struct bc_cache **out,
     char *err);
+/*
+ * The same, but the index is opened (made, migrated) only when a call
+ * first needs it, and its errors are that call's: for a worker that may
+ * need nothing but the blob files and the in-flight locks.
+ */
+int bc_cache_open_lazy(const char *dir, uint64_t max_bytes,
+    struct bc_cache **out, char *err);
 void bc_cache_close(struct bc_cache *c);
 const char *bc_cache_dir(const struct bc_cache *c);
 
@@ -166,6 +173,10 @@ int bc_cache_has(struct bc_cache *c, const char *key);
  * (if the index can still be written). */
 int bc_cache_put(struct bc_cache *c, const char *key,
     const struct bc_cache_entry *e, char *err);
+/* bc_cache_put that also counts the request and its miss, in the same
+ * transaction (a compile that looked the key up without the index). */
+int bc_cache_put_miss(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, char *err);
 /* Evict least recently used entries until the blobs take <= max_bytes. */
 int bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
     char *err);
@@ -203,6 +214,9 @@ void bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd);
  * farm's clients, most of which miss.  The caller must not hold
  * in-flight locks on this cache (it opens and closes the lock file).
  */
+/* 1 if key's blob file exists (or cannot be told apart from existing),
+ * 0 if it does not: a stat, safe while holding in-flight locks. */
+int bc_cache_blob_exists(const struct bc_cache *c, const char *key);
 #define BC_CACHE_PROBE_ABSENT 0
 #define BC_CACHE_PROBE_MAYBE 1
 int bc_cache_probe(const char *dir, const char *key);

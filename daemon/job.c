@@ -397,6 +397,7 @@ struct job {
 	char key[BC_HASH_HEXLEN + 1];	/* cache key ("" = none) */
 	char identity[BC_HASH_HEXLEN + 1];
 	int inflight_fd;	/* held in-flight lock on key, -1 none */
+	int miss_pending;	/* a miss not counted yet (see cache_probe) */
 	struct bc_io *io;	/* the request's connection */
 	int64_t beat_next;	/* FLAG_HEARTBEAT: next BEAT due, 0 off */
 	struct bc_pumpx_manifest pm;	/* BOLT pump: the manifest */
@@ -851,6 +852,9 @@ finish(struct job *j, int outcome, int status, int ret)
 
 	release_slot(j);
 	if (j->cache != NULL) {
+		if (j->miss_pending)	/* no store counted it */
+			bc_cache_touch(j->cache, j->key, BC_CACHE_COUNT_ALL, 0,
+			    0);
 		bc_cache_inflight_release(j->cache, j->key, j->inflight_fd);
 		j->inflight_fd = -1;
 		bc_cache_close(j->cache);
@@ -886,8 +890,8 @@ cache_open(struct job *j)
 		return BC_OK;
 	if (j->conf->cache_dir == NULL)
 		return BC_ERR_NOENT;
-	if (bc_cache_open(j->conf->cache_dir, j->conf->cache_max, &j->cache, e)
-	    != BC_OK) {
+	if (bc_cache_open_lazy(j->conf->cache_dir, j->conf->cache_max,
+	    &j->cache, e) != BC_OK) {
 		bc_warn("cache disabled for this job: %s", e);
 		j->cache = NULL;
 		return BC_ERR_IO;
@@ -1026,6 +1030,20 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 
 	if (j->cache == NULL || j->key[0] == '\0')
 		return 0;
+	/* A key with no blob that nobody compiles: take the in-flight lock
+	 * and compile, without the index (the miss is counted with the
+	 * store).  Look again under the lock: it may have been stored in
+	 * between. */
+	if (bc_cache_probe(j->conf->cache_dir, j->key) ==
+	    BC_CACHE_PROBE_ABSENT && bc_cache_inflight_try(j->cache, j->key,
+	    &j->inflight_fd, e) == BC_OK) {
+		/* (not bc_cache_probe: closing its descriptor of the lock
+		 * file would drop the lock just taken) */
+		if (!bc_cache_blob_exists(j->cache, j->key)) {
+			j->miss_pending = 1;
+			return 0;
+		}
+	}
 	/* Lookups do not count their misses (serve_lookup): this one does,
 	 * also after a client's lookup (BC_FLAG_LOOKED_UP). */
 	count = BC_CACHE_COUNT_ALL;
@@ -1080,7 +1098,7 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 		return;
 	if (rep->status != 0) {
 		(void)bc_cache_count(j->cache, "uncacheable:compile-error", 1);
-		return;
+		return;	/* a pending miss is counted by finish() */
 	}
 	bc_buf_view(&ce.serr, bc_buf_data(&rep->serr), bc_buf_len(&rep->serr));
 	bc_buf_view(&ce.sout, bc_buf_data(&rep->sout), bc_buf_len(&rep->sout));
@@ -1089,13 +1107,16 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 	/* plain mode: empty; BOLT pump: the .d as replied (doc/cache.md) */
 	bc_buf_view(&ce.dotd, bc_buf_data(&rep->dotd), bc_buf_len(&rep->dotd));
 	ce.compile_ms = ms;
-	if (bc_cache_put(j->cache, j->key, &ce, e) != BC_OK)
+	if ((j->miss_pending ? bc_cache_put_miss(j->cache, j->key, &ce, e) :
+	    bc_cache_put(j->cache, j->key, &ce, e)) != BC_OK)
 		bc_warn("cache: storing %.16s failed (the compile itself "
 		    "succeeded): %s", j->key, e);
-	else
+	else {
+		j->miss_pending = 0;	/* counted with the store */
 		bc_debug("cache: stored %.16s (%zu object bytes) in %lld ms",
 		    j->key, bc_buf_len(&rep->doto),
 		    (long long)(bc_now_ms() - t0));
+	}
 }
 
 /* The MISS answer to a LOOKUP (the worker's and the parent's). */

@@ -1068,6 +1068,49 @@ START_TEST(test_migrate_v1)
 }
 END_TEST
 
+/* A lazy handle opens the index on first use; put_miss counts the miss
+ * with the store. */
+START_TEST(test_lazy_put_miss)
+{
+	struct bc_cache *c;
+	struct bc_cache_entry e;
+	struct bc_cache_stats st;
+	char k[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	char *dir = xasprintf("%s/lazy", tmpd), *idx;
+	struct stat sb;
+	sqlite3 *db;
+
+	key_n(21, k);
+	ck_assert_int_eq(bc_cache_open_lazy(dir, 0, &c, err), BC_OK);
+	idx = xasprintf("%s/index.sqlite", dir);
+	ck_assert_int_ne(stat(idx, &sb), 0);	/* not opened yet */
+	ck_assert(!bc_cache_blob_exists(c, k));
+	fill_entry(&e, 5, 200);
+	ck_assert_int_eq(bc_cache_put_miss(c, k, &e, err), BC_OK);
+	bc_cache_entry_free(&e);
+	ck_assert(bc_cache_blob_exists(c, k));
+	ck_assert_int_eq(bc_cache_stats(c, &st, err), BC_OK);
+	ck_assert_uint_eq(st.stores, 1);
+	ck_assert_uint_eq(st.requests, 1);
+	ck_assert_uint_eq(st.misses, 1);
+	ck_assert_uint_eq(st.hits, 0);
+	bc_cache_close(c);
+	/* an index from a newer boltccd: the lazy open succeeds, the first
+	 * use says why it cannot go on */
+	ck_assert_int_eq(sqlite3_open(idx, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version=99", NULL, NULL,
+	    NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(bc_cache_open_lazy(dir, 0, &c, err), BC_OK);
+	ck_assert_int_ne(bc_cache_stats(c, &st, err), BC_OK);
+	ck_assert_ptr_nonnull(strstr(err, "newer"));
+	bc_cache_close(c);
+	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_ERR_INVAL);
+	free(idx);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_lookup_touch)
 {
 	struct bc_cache *c = open_cache(0);
@@ -1287,6 +1330,7 @@ cache_suite(void)
 	tcase_add_test(tc, test_reconcile);
 	tcase_add_test(tc, test_inflight);
 	tcase_add_test(tc, test_probe);
+	tcase_add_test(tc, test_lazy_put_miss);
 	tcase_add_test(tc, test_migrate_v1);
 	tcase_add_test(tc, test_lookup_touch);
 	tcase_add_test(tc, test_proto_cache_requests);
