@@ -478,6 +478,9 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS counters ("
     " name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL"
     ") WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS locations ("
+    " key TEXT PRIMARY KEY NOT NULL, host TEXT NOT NULL"
+    ");"
     "CREATE TABLE IF NOT EXISTS state ("
     " name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL"
     ") WITHOUT ROWID;";
@@ -1365,6 +1368,84 @@ int
 bc_cache_zero(struct bc_cache *c, char *err)
 {
 	return exec(c, "DELETE FROM counters", err);
+}
+
+/* ---------------------------------------------------------------------
+ * locations (daemon/locdir.h): key -> host hints, a bounded table
+ */
+
+int
+bc_cache_loc_put(struct bc_cache *c, const struct bc_cache_loc *v, size_t n,
+    char *err)
+{
+	sqlite3_stmt *ins = NULL, *del = NULL;
+	size_t i;
+	int r;
+
+	if (n == 0)
+		return BC_OK;
+	if ((r = begin(c, err)) != BC_OK)
+		return r;
+	if (prep(c, "INSERT OR REPLACE INTO locations(key,host) "
+	    "VALUES(?1,?2)", &ins, err) != BC_OK ||
+	    prep(c, "DELETE FROM locations WHERE key=?1", &del, err)
+	    != BC_OK) {
+		sqlite3_finalize(ins);
+		rollback(c);
+		return BC_ERR_IO;
+	}
+	for (i = 0; i < n; i++) {
+		sqlite3_stmt *st = v[i].host[0] != '\0' ? ins : del;
+
+		if (!bc_hash_is_hex(v[i].key))
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, v[i].key, -1, SQLITE_TRANSIENT);
+		if (st == ins)
+			sqlite3_bind_text(st, 2, v[i].host, -1,
+			    SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			r = dberr(c, err, "recording a location");
+			sqlite3_finalize(ins);
+			sqlite3_finalize(del);
+			rollback(c);
+			return r;
+		}
+	}
+	sqlite3_finalize(ins);
+	sqlite3_finalize(del);
+	/* bounded: the oldest rows beyond the limit go (rowids grow with
+	 * every INSERT OR REPLACE) */
+	r = exec(c, "DELETE FROM locations WHERE rowid <= "
+	    "(SELECT MAX(rowid) FROM locations) - " STR(BC_CACHE_LOC_MAX), err);
+	if (r != BC_OK) {
+		rollback(c);
+		return r;
+	}
+	return commit(c, err);
+}
+
+int
+bc_cache_loc_each(struct bc_cache *c,
+    void (*fn)(void *arg, const char *key, const char *host), void *arg,
+    char *err)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (prep(c, "SELECT key, host FROM locations ORDER BY rowid", &st,
+	    err) != BC_OK)
+		return BC_ERR_IO;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *h = (const char *)sqlite3_column_text(st, 1);
+
+		if (k != NULL && h != NULL && bc_hash_is_hex(k) &&
+		    strlen(h) <= BC_MAX_LOC_HOST)
+			fn(arg, k, h);
+	}
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? BC_OK : dberr(c, err, "reading locations");
 }
 
 /* ---------------------------------------------------------------------

@@ -39,6 +39,7 @@
 
 #include "common/buf.h"
 #include "common/hash.h"
+#include "common/limits.h"
 
 #define BC_CACHE_BLOB_VERSION 1
 #define BC_CACHE_HDR_LEN 104
@@ -195,6 +196,23 @@ int bc_cache_count(struct bc_cache *c, const char *name, int64_t delta);
 int bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err);
 /* Reset every counter (entries stay). */
 int bc_cache_zero(struct bc_cache *c, char *err);
+
+/*
+ * Locations (daemon/locdir.h): where keys this daemon owns were compiled,
+ * kept for the next start.  Put records a batch in one transaction (an
+ * empty host deletes the key's row) and keeps the newest
+ * BC_CACHE_LOC_MAX rows; each calls fn for every row, oldest first.
+ */
+#define BC_CACHE_LOC_MAX 1000000
+struct bc_cache_loc {
+	char key[BC_HASH_HEXLEN + 1];
+	char host[BC_MAX_LOC_HOST + 1];
+};
+int bc_cache_loc_put(struct bc_cache *c, const struct bc_cache_loc *v,
+    size_t n, char *err);
+int bc_cache_loc_each(struct bc_cache *c,
+    void (*fn)(void *arg, const char *key, const char *host), void *arg,
+    char *err);
 
 #define BC_CACHE_LOCKFILE "inflight.lock"
 /*

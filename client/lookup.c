@@ -11,6 +11,7 @@
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/io.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/util.h"
@@ -199,4 +200,154 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 		    "host(s)", res->asked);
 	}
 	return BC_OK;
+}
+
+int
+bc_lookup_host_name(const struct bc_host *h, char *out, size_t outlen)
+{
+	int n;
+
+	if (h->kind == BC_HOST_TCP)
+		n = snprintf(out, outlen, "%s:%d", h->name != NULL ? h->name :
+		    "", h->port);
+	else
+		n = snprintf(out, outlen, "ssh:%s", h->name != NULL ? h->name :
+		    "");
+	return n > 0 && (size_t)n < outlen && (size_t)n <= BC_MAX_LOC_HOST ?
+	    BC_OK : BC_ERR_LIMIT;
+}
+
+/* One request to one host and its reply (kind: the request's). */
+static int
+ask_one(const struct bc_host *h, const struct bc_request *req,
+    int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,
+    struct bc_lookup_result *res, char *err)
+{
+	struct bc_buf out;
+	struct bc_io io;
+	int fd = -1, r;
+
+	bc_reply_init(rep);
+	bc_buf_init(&out, 512);
+	if ((r = bc_proto_write_request_head(&out, req, err)) != BC_OK) {
+		bc_buf_free(&out);
+		return r;
+	}
+	if ((r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err))
+	    != BC_OK) {
+		bc_buf_free(&out);
+		return r == BC_ERR_TIMEOUT ? BC_ERR_TIMEOUT : BC_ERR_NOENT;
+	}
+	bc_io_init(&io, fd, fd, io_timeout_ms);
+	r = bc_io_write_buf(&io, &out, err);
+	bc_buf_free(&out);
+	if (r == BC_OK) {
+		res->asked++;
+		r = bc_proto_read_reply(&io, BC_PROTO_BOLT, req->kind, rep,
+		    err);
+	}
+	res->sent += io.bytes_out;
+	res->received += io.bytes_in;
+	close(fd);
+	return r;
+}
+
+static ssize_t
+host_named(const struct bc_hostlist *hl, const unsigned char *cand,
+    const char *name)
+{
+	char n[BC_MAX_LOC_HOST + 2];
+	size_t i;
+
+	for (i = 0; i < hl->n; i++)
+		if (cand[i] && bc_lookup_host_name(&hl->v[i], n, sizeof(n))
+		    == BC_OK && strcmp(n, name) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+int
+bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
+    size_t owner, ssize_t at, const char *key, int connect_timeout_ms,
+    int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
+    char *err)
+{
+	struct bc_request req;
+	char name[BC_MAX_LOC_HOST + 2];
+	ssize_t there;
+	int r;
+
+	if (io_timeout_ms <= 0 || io_timeout_ms > BC_LOOKUP_IO_TIMEOUT_MS)
+		io_timeout_ms = BC_LOOKUP_IO_TIMEOUT_MS;
+	memset(res, 0, sizeof(*res));
+	res->hit_host = -1;
+	name[0] = '\0';
+	if (at >= 0 && (size_t)at != owner && bc_lookup_host_name(&hl->v[at],
+	    name, sizeof(name)) != BC_OK)
+		name[0] = '\0';
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = BC_RQST_LOCATE;
+	req.key = xstrdup(key);
+	req.loc_host = xstrdup(name);
+	r = ask_one(&hl->v[owner], &req, connect_timeout_ms, io_timeout_ms,
+	    rep, res, err);
+	if (r != BC_OK) {
+		bc_request_free(&req);
+		bc_reply_free(rep);
+		/* a refusal is an older boltccd (no LOCATE): not a fault */
+		if (r != BC_ERR_DENIED && r != BC_ERR_BUSY)
+			note_failed(res, owner, r);
+		return bc_seterr(err, BC_ERR_NOTSUP, "%s: no LOCATE answer",
+		    hl->v[owner].spec);
+	}
+	if (!rep->miss) {
+		bc_request_free(&req);
+		res->hit_host = (ssize_t)owner;
+		return BC_OK;
+	}
+	if (rep->locn == NULL) {
+		bc_request_free(&req);
+		bc_reply_free(rep);
+		return bc_seterr(err, BC_ERR_NOENT, "not in the farm's caches");
+	}
+	there = host_named(hl, cand, rep->locn);
+	bc_debug("cache: %.16s is on %s per its owner", key, rep->locn);
+	bc_reply_free(rep);
+	if (there < 0 || (size_t)there == owner) {
+		bc_request_free(&req);
+		return bc_seterr(err, BC_ERR_NOTSUP, "the owner names a host "
+		    "not in this list");
+	}
+	{
+		struct bc_request lk;
+
+		bc_request_init(&lk);
+		lk.proto = BC_PROTO_BOLT;
+		lk.kind = BC_RQST_LOOKUP;
+		lk.key = xstrdup(key);
+		r = ask_one(&hl->v[there], &lk, connect_timeout_ms,
+		    io_timeout_ms, rep, res, err);
+		bc_request_free(&lk);
+	}
+	if (r == BC_OK && !rep->miss) {
+		bc_request_free(&req);
+		res->hit_host = there;
+		return BC_OK;
+	}
+	if (r != BC_OK && r != BC_ERR_DENIED && r != BC_ERR_BUSY)
+		note_failed(res, (size_t)there, r);
+	bc_reply_free(rep);
+	/* The location was wrong (evicted, failed, gone): record ours. */
+	req.flags = BC_LOCATE_REPLACE;
+	if (ask_one(&hl->v[owner], &req, connect_timeout_ms, io_timeout_ms,
+	    rep, res, err) == BC_OK && !rep->miss) {
+		bc_request_free(&req);
+		res->hit_host = (ssize_t)owner;	/* stored meanwhile */
+		return BC_OK;
+	}
+	bc_reply_free(rep);
+	bc_request_free(&req);
+	return bc_seterr(err, BC_ERR_NOENT, "not on %s, where its owner "
+	    "placed it", hl->v[there].spec);
 }

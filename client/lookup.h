@@ -50,6 +50,25 @@ int bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
     char *err);
 
 /*
+ * Ask only the key's owner (LOCATE, doc/cache.md "Locations"), telling it
+ * the host at index `at` will compile the job if nobody has it (at ==
+ * owner or < 0: the owner itself).  The owner answers a hit, MISS, or the
+ * host that has (or is compiling) the key, which is then asked with a
+ * LOOKUP; if that host misses, the owner is told to record `at` instead.
+ * BC_OK with rep and res->hit_host on a hit; BC_ERR_NOENT on a miss;
+ * BC_ERR_NOTSUP when the owner cannot answer LOCATE (an older boltccd,
+ * or it failed: noted in res) or names a host that is not a candidate of
+ * this list: then ask every host (bc_lookup_fanout).
+ */
+int bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
+    size_t owner, ssize_t at, const char *key, int connect_timeout_ms,
+    int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
+    char *err);
+
+/* A host's name in LOCATE and LOCN: "name:port" (TCP), "ssh:name". */
+int bc_lookup_host_name(const struct bc_host *h, char *out, size_t outlen);
+
+/*
  * After a fan-out: give each host that failed a backoff mark (so the
  * next jobs neither ask nor send to it) and count the fault in stats
  * (host_failures, host_failure_by_reason:lookup-<reason>, fault_*).

@@ -498,6 +498,43 @@ cache_candidates(const struct job *j, const struct bc_hostlist *hl)
  * candidate (bc_lookup_fanout).  Returns 1 with *rep and *res filled on a
  * hit; 0 for no lookup, an inline one, or a miss (counted).
  */
+/*
+ * Ask the key's owner, which knows where its keys went (doc/cache.md,
+ * "Locations"), telling it the job goes to host `at` (-1: not chosen
+ * yet) if nobody has it; every candidate only when the owner cannot tell.
+ * Host failures are noted and the bytes counted.  BC_OK: a hit in rep.
+ */
+static int
+ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
+    ssize_t owner, ssize_t at, const char *key, struct bc_reply *rep,
+    struct bc_lookup_result *res, char *err)
+{
+	int r;
+
+	r = bc_lookup_locate(hl, cand, (size_t)owner, at, key,
+	    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res, err);
+	if (r == BC_ERR_NOTSUP) {
+		struct bc_lookup_result first = *res;
+
+		bc_debug("cache: %.16s: %s; asking every host", key, err);
+		if (first.nfailed > 0)
+			cand[owner] = 0;	/* it just failed */
+		bc_lookup_note_failed(hl, &first, j->cfg->lockdir,
+		    j->cfg->backoff_period, &j->stats);
+		bc_cstats_add(&j->stats, "bytes_sent", (long long)first.sent);
+		bc_cstats_add(&j->stats, "bytes_received",
+		    (long long)first.received);
+		r = bc_lookup_fanout(hl, cand, owner, key,
+		    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res,
+		    err);
+	}
+	bc_lookup_note_failed(hl, res, j->cfg->lockdir,
+	    j->cfg->backoff_period, &j->stats);
+	bc_cstats_add(&j->stats, "bytes_sent", (long long)res->sent);
+	bc_cstats_add(&j->stats, "bytes_received", (long long)res->received);
+	return r;
+}
+
 static int
 lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
     size_t here, ssize_t *owner, int *inl, struct bc_reply *rep,
@@ -525,13 +562,11 @@ lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
 		*inl = 1;
 		return 0;
 	}
-	r = bc_lookup_fanout(hl, cand, *owner, key, BC_CONNECT_TIMEOUT_MS,
-	    j->cfg->io_timeout * 1000, rep, res, err);
+	if (getenv("EXP_OWNER_ONLY") != NULL)
+		for (i = 0; i < hl->n; i++)
+			cand[i] = (ssize_t)i == *owner;
+	r = ask_farm(j, hl, cand, *owner, (ssize_t)here, key, rep, res, err);
 	free(cand);
-	bc_lookup_note_failed(hl, res, j->cfg->lockdir,
-	    j->cfg->backoff_period, &j->stats);
-	bc_cstats_add(&j->stats, "bytes_sent", (long long)res->sent);
-	bc_cstats_add(&j->stats, "bytes_received", (long long)res->received);
 	if (r != BC_OK) {
 		bc_debug("cache: %.16s: %s", key, err);
 		bc_cstats_add(&j->stats, "cache_misses", 1);
@@ -670,13 +705,8 @@ direct_lookup(struct job *j, const struct bc_hostlist *hl, int *rc)
 		goto out;
 	}
 	bc_cstats_add(&j->stats, "cache_lookups", 1);
-	r = bc_lookup_fanout(hl, cand, owner, key, BC_CONNECT_TIMEOUT_MS,
-	    j->cfg->io_timeout * 1000, &rep, &res, err);
+	r = ask_farm(j, hl, cand, owner, -1, key, &rep, &res, err);
 	free(cand);
-	bc_lookup_note_failed(hl, &res, j->cfg->lockdir,
-	    j->cfg->backoff_period, &j->stats);
-	bc_cstats_add(&j->stats, "bytes_sent", (long long)res.sent);
-	bc_cstats_add(&j->stats, "bytes_received", (long long)res.received);
 	if (r != BC_OK || (j->plan.dia_file != NULL &&
 	    bc_buf_len(&rep.dia) == 0)) {
 		if (r == BC_OK)

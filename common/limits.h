@@ -30,10 +30,13 @@
 #define BC_MAX_DOTD		((size_t)16 << 20)	/* DOTD */
 #define BC_MAX_DIA		((size_t)64 << 20)	/* serialized diagnostics */
 #define BC_MAX_MSG		4096		/* boltcc extension: error text */
+#define BC_MAX_LOC_HOST		255		/* LOCATE HOST, LOCN: a host as the
+						 * client lists it */
 
 /* The bytes boltccd's parent reads of a new connection to see whether it
- * is a cache lookup it can answer itself (a BOLT LOOKUP is 100 bytes). */
-#define BC_MAX_LOOKUP_PEEK	128
+ * is a cache lookup it can answer itself (a BOLT LOOKUP is 100 bytes, a
+ * LOCATE at most 379). */
+#define BC_MAX_LOOKUP_PEEK	512
 
 /* Stats / HTTP request read by the daemon. */
 #define BC_MAX_HTTP_REQUEST	8192

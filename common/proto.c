@@ -258,6 +258,7 @@ bc_request_init(struct bc_request *req)
 	bc_buf_init(&req->doti, BC_MAX_DOTI);
 	req->identity = NULL;
 	req->key = NULL;
+	req->loc_host = NULL;
 }
 
 void
@@ -268,6 +269,7 @@ bc_request_free(struct bc_request *req)
 	bc_buf_free(&req->doti);
 	free(req->identity);
 	free(req->key);
+	free(req->loc_host);
 	bc_request_init(req);
 }
 
@@ -282,6 +284,7 @@ bc_reply_init(struct bc_reply *rep)
 	bc_buf_init(&rep->dia, BC_MAX_DIA);
 	rep->info = NULL;
 	rep->errmsg = NULL;
+	rep->locn = NULL;
 	rep->miss = 0;
 	rep->cache_hit = 0;
 	rep->beats = 0;
@@ -297,6 +300,7 @@ bc_reply_free(struct bc_reply *rep)
 	bc_buf_free(&rep->dia);
 	bc_buf_free(&rep->dotd);
 	free(rep->info);
+	free(rep->locn);
 	free(rep->errmsg);
 	bc_reply_init(rep);
 }
@@ -434,6 +438,17 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 	if (kind == BC_RQST_LOOKUP) {
 		req->kind = BC_RQST_LOOKUP;
 		return read_hex64(s, "CKEY", &req->key, err);
+	}
+	if (kind == BC_RQST_LOCATE) {
+		uint32_t len;
+
+		req->kind = BC_RQST_LOCATE;
+		if ((r = read_hex64(s, "CKEY", &req->key, err)) != BC_OK ||
+		    (r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK ||
+		    (r = src_hdr(s, "HOST", t, &len, err)) != BC_OK)
+			return r;
+		return src_string_body(s, "HOST", len, BC_MAX_LOC_HOST,
+		    &req->loc_host, err);
 	}
 	if (kind != BC_RQST_COMPILE && kind != BC_RQST_PUMP)
 		return bc_seterr(err, BC_ERR_NOTSUP,
@@ -625,11 +640,20 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 		    BC_ERR_DENIED;
 		return bc_seterr(err, r, "server refused the job: %s", esc);
 	}
-	if (kind == BC_RQST_LOOKUP && strcmp(tok, "MISS") == 0) {
+	if (BC_RQST_IS_LOOKUP(kind) && strcmp(tok, "MISS") == 0) {
 		if (val != 0)
 			return bc_seterr(err, BC_ERR_PROTO,
 			    "MISS with value %lu", (unsigned long)val);
 		rep->miss = 1;
+		return BC_OK;
+	}
+	if (kind == BC_RQST_LOCATE && strcmp(tok, "LOCN") == 0) {
+		if ((r = src_string_body(s, "LOCN", val, BC_MAX_LOC_HOST,
+		    &rep->locn, err)) != BC_OK)
+			return r;
+		if (rep->locn[0] == '\0')
+			return bc_seterr(err, BC_ERR_PROTO, "empty LOCN");
+		rep->miss = 1;	/* not here; where is rep->locn */
 		return BC_OK;
 	}
 	if (kind == BC_RQST_COMPILE && strcmp(tok, "CHIT") == 0) {
@@ -651,11 +675,11 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 		return src_string_body(s, "INFO", val, lim->max_msg,
 		    &rep->info, err);
 	rep->status = val;
-	if (kind == BC_RQST_LOOKUP && val != 0)
+	if (BC_RQST_IS_LOOKUP(kind) && val != 0)
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "lookup hit with status 0x%lx", (unsigned long)val);
 	if ((r = parse_outputs(s, BC_COMP_ZSTD, 1, lim, rep, err)) != BC_OK ||
-	    kind != BC_RQST_LOOKUP)
+	    !BC_RQST_IS_LOOKUP(kind))
 		return r;
 	return src_bulk(s, "DOTD", BC_COMP_ZSTD, BC_MAX_DOTD,
 	    lim->max_wire_body, &rep->dotd, err);
@@ -672,7 +696,7 @@ parse_reply(struct src *s, int proto, int kind,
 	if (proto == 1 || proto == 2)
 		r = parse_dist_reply(s, proto, lim, rep, err);
 	else if (proto == BC_PROTO_BOLT && (kind == BC_RQST_COMPILE ||
-	    kind == BC_RQST_HELLO || kind == BC_RQST_LOOKUP ||
+	    kind == BC_RQST_HELLO || BC_RQST_IS_LOOKUP(kind) ||
 	    kind == BC_RQST_ZERO))
 		r = parse_bolt_reply(s, kind, lim, rep, err);
 	else if (proto == 3)
@@ -877,12 +901,16 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		return put_argv(out, &req->argv, err);
 	}
 	if (req->kind != BC_RQST_COMPILE && req->kind != BC_RQST_HELLO &&
-	    req->kind != BC_RQST_LOOKUP && req->kind != BC_RQST_ZERO)
+	    !BC_RQST_IS_LOOKUP(req->kind) && req->kind != BC_RQST_ZERO)
 		return bc_seterr(err, BC_ERR_INVAL, "no such request kind %d",
 		    req->kind);
-	if (req->kind == BC_RQST_LOOKUP &&
+	if (BC_RQST_IS_LOOKUP(req->kind) &&
 	    (req->key == NULL || !bc_hash_is_hex(req->key)))
 		return bc_seterr(err, BC_ERR_INVAL, "lookup needs a cache key");
+	if (req->kind == BC_RQST_LOCATE && req->loc_host != NULL &&
+	    strlen(req->loc_host) > BC_MAX_LOC_HOST)
+		return bc_seterr(err, BC_ERR_LIMIT, "host name longer than %d "
+		    "bytes", BC_MAX_LOC_HOST);
 	if (req->identity != NULL && !bc_hash_is_hex(req->identity))
 		return bc_seterr(err, BC_ERR_INVAL, "bad compiler identity");
 	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
@@ -892,6 +920,15 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		return BC_OK;
 	if (req->kind == BC_RQST_LOOKUP)
 		return put_str(out, "CKEY", req->key, BC_HASH_HEXLEN, err);
+	if (req->kind == BC_RQST_LOCATE) {
+		const char *h = req->loc_host != NULL ? req->loc_host : "";
+
+		if ((r = put_str(out, "CKEY", req->key, BC_HASH_HEXLEN, err))
+		    != BC_OK ||
+		    (r = put_int(out, "FLAG", req->flags, err)) != BC_OK)
+			return r;
+		return put_str(out, "HOST", h, strlen(h), err);
+	}
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(err, BC_ERR_INVAL,
 		    "BOLT compile request needs an absolute working directory");
@@ -970,9 +1007,18 @@ write_reply(struct bc_buf *out, const struct bc_request *req,
 			return write_info(out, rep->info != NULL ? rep->info :
 			    "zeroed", err);
 		r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
-		if (r == BC_OK && req->kind == BC_RQST_LOOKUP && rep->miss)
+		if (r == BC_OK && req->kind == BC_RQST_LOCATE &&
+		    rep->locn != NULL) {
+			size_t n = strlen(rep->locn);
+
+			if (n == 0 || n > BC_MAX_LOC_HOST)
+				return bc_seterr(err, BC_ERR_INVAL,
+				    "LOCN of %zu bytes", n);
+			return put_str(out, "LOCN", rep->locn, n, err);
+		}
+		if (r == BC_OK && BC_RQST_IS_LOOKUP(req->kind) && rep->miss)
 			return put_int(out, "MISS", 0, err);
-		if (req->kind == BC_RQST_LOOKUP && rep->status != 0)
+		if (BC_RQST_IS_LOOKUP(req->kind) && rep->status != 0)
 			return bc_seterr(err, BC_ERR_INVAL,
 			    "a lookup hit has status 0");
 	} else {
@@ -991,7 +1037,7 @@ write_reply(struct bc_buf *out, const struct bc_request *req,
 	if (r != BC_OK || req->proto != BC_PROTO_BOLT)
 		return r;
 	r = put_buf(out, "DIAG", comp, &rep->dia, err);
-	if (r != BC_OK || req->kind != BC_RQST_LOOKUP)
+	if (r != BC_OK || !BC_RQST_IS_LOOKUP(req->kind))
 		return r;
 	return put_buf(out, "DOTD", comp, &rep->dotd, err);
 }
@@ -1015,10 +1061,10 @@ bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
 	int i, n, r;
 
 	if (req->proto != BC_PROTO_BOLT || (req->kind != BC_RQST_COMPILE &&
-	    req->kind != BC_RQST_LOOKUP))
+	    !BC_RQST_IS_LOOKUP(req->kind)))
 		return bc_seterr(err, BC_ERR_INVAL,
 		    "precompressed replies are BOLT compile or lookup replies");
-	n = req->kind == BC_RQST_LOOKUP ? 5 : 4;
+	n = BC_RQST_IS_LOOKUP(req->kind) ? 5 : 4;
 	r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
 	if (r == BC_OK && req->kind == BC_RQST_COMPILE &&
 	    (req->flags & BC_FLAG_HIT_MARK))

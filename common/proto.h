@@ -44,7 +44,15 @@ enum bc_rqst {
 	BC_RQST_PUMP = 5,	/* pump with content-addressed files
 				 * (common/proto3x.h); the reader stops
 				 * after ARGV */
+	BC_RQST_LOCATE = 6,	/* lookup at the key's owner, which also
+				 * knows where its keys were compiled
+				 * (doc/cache.md, "Locations") */
 };
+/* A lookup of either kind: the same hit and MISS replies. */
+#define BC_RQST_IS_LOOKUP(k) ((k) == BC_RQST_LOOKUP || (k) == BC_RQST_LOCATE)
+/* FLAG bits of a LOCATE request. */
+#define BC_LOCATE_REPLACE 0x1	/* the location the owner gave missed:
+				 * record HOST instead */
 
 /* FLAG bits of a BOLT compile request. */
 #define BC_FLAG_WANT_DIA 0x1	/* client wants serialized diagnostics */
@@ -69,6 +77,8 @@ struct bc_request {
 	struct bc_buf doti;	/* preprocessed source, uncompressed */
 	char *identity;		/* BOLT CMPI: compiler identity hex, or NULL */
 	char *key;		/* BOLT lookup CKEY (64 hex), or NULL */
+	char *loc_host;		/* BOLT LOCATE HOST: where the client will
+				 * compile on a miss ("" = the owner) */
 };
 
 struct bc_reply {
@@ -81,6 +91,8 @@ struct bc_reply {
 	char *info;		/* BOLT hello reply text */
 	char *errmsg;		/* BOLT EROR text */
 	int miss;		/* BOLT lookup: answered MISS */
+	char *locn;		/* BOLT LOCATE: answered LOCN (the host
+				 * holding or compiling the key) */
 	int cache_hit;		/* BOLT compile: answered CHIT (from cache) */
 	uint32_t beats;		/* BOLT compile: BEATs before the reply */
 	struct bc_buf dotd;	/* BOLT lookup hit: stored .d, may be empty */

@@ -422,6 +422,22 @@ send_event(const struct job *j, int kind, int outcome, int64_t ms)
 	(void)write(j->conf->event_fd, &ev, sizeof(ev));
 }
 
+/* A key's new location, for the parent's directory (locdir.h). */
+static void
+send_location(const struct job *j, const struct bc_cache_loc *rec)
+{
+	struct bc_job_event ev;
+
+	if (j->conf->event_fd < 0)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = BC_EV_LOCATION;
+	ev.pid = (int32_t)getpid();
+	snprintf(ev.key, sizeof(ev.key), "%s", rec->key);
+	snprintf(ev.loc, sizeof(ev.loc), "%s", rec->host);
+	(void)write(j->conf->event_fd, &ev, sizeof(ev));
+}
+
 static void
 drain_fd(int fd)
 {
@@ -1134,6 +1150,39 @@ write_miss(const struct bc_request *req, struct bc_buf *out, char *e)
 	return r;
 }
 
+/*
+ * The answer to a lookup of a key this cache does not have: MISS, or for
+ * a LOCATE the host the directory names (LOCN).  rec gets the key's new
+ * location when it changes (rec->key "" otherwise).
+ */
+static int
+write_absent(const struct bc_job_conf *conf, const struct bc_request *req,
+    struct bc_buf *out, struct bc_cache_loc *rec, char *e)
+{
+	struct bc_reply rep;
+	const char *at = NULL;
+	int record = 0, r;
+
+	rec->key[0] = '\0';
+	if (req->kind != BC_RQST_LOCATE || conf->locdir == NULL)
+		return write_miss(req, out, e);
+	at = bc_locdir_decide(conf->locdir, req->key, req->loc_host,
+	    req->flags, &record);
+	if (record) {
+		snprintf(rec->key, sizeof(rec->key), "%s", req->key);
+		snprintf(rec->host, sizeof(rec->host), "%s",
+		    req->loc_host != NULL ? req->loc_host : "");
+	}
+	if (at == NULL)
+		return write_miss(req, out, e);
+	bc_reply_init(&rep);
+	rep.proto = req->proto;
+	rep.locn = xstrdup(at);
+	r = bc_proto_write_reply(out, req, &rep, e);
+	bc_reply_free(&rep);
+	return r;
+}
+
 /* BOLT lookup: the stored result, or MISS.  Waits for an identical job
  * that is compiling right now. */
 static int
@@ -1193,7 +1242,13 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 miss:
 	/* Not counted: the host that compiles the job counts its miss, so
 	 * the farm counts one per job, not one per host asked. */
-	r = write_miss(req, &out, e);
+	{
+		struct bc_cache_loc rec;
+
+		r = write_absent(j->conf, req, &out, &rec, e);
+		if (r == BC_OK && rec.key[0] != '\0')
+			send_location(j, &rec);	/* the parent records it */
+	}
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
 	bc_buf_free(&out);
@@ -1205,7 +1260,8 @@ miss:
 }
 
 int
-bc_job_answer_miss(const struct bc_job_conf *conf, int fd)
+bc_job_answer_miss(const struct bc_job_conf *conf, int fd,
+    struct bc_cache_loc *rec)
 {
 	uint8_t in[BC_MAX_LOOKUP_PEEK];
 	struct bc_buf view, out = BC_BUF_INIT(BC_MAX_MSG + 64);
@@ -1214,6 +1270,7 @@ bc_job_answer_miss(const struct bc_job_conf *conf, int fd)
 	ssize_t n;
 	int r = 0;
 
+	rec->key[0] = '\0';
 	n = recv(fd, in, sizeof(in), MSG_PEEK | MSG_DONTWAIT);
 	if (n <= 0)
 		return 0;
@@ -1221,13 +1278,13 @@ bc_job_answer_miss(const struct bc_job_conf *conf, int fd)
 	bc_request_init(&req);
 	if (bc_proto_parse_request(&view, NULL, &req, e) != BC_OK ||
 	    bc_buf_avail(&view) != 0 || req.proto != BC_PROTO_BOLT ||
-	    req.kind != BC_RQST_LOOKUP || (conf->cache_dir != NULL &&
+	    !BC_RQST_IS_LOOKUP(req.kind) || (conf->cache_dir != NULL &&
 	    bc_cache_probe(conf->cache_dir, req.key) != BC_CACHE_PROBE_ABSENT))
 		goto out;
 	/* Take the request off the socket (closing with unread bytes would
 	 * reset the connection under the reply), then answer. */
 	if (recv(fd, in, (size_t)n, MSG_DONTWAIT) != n ||
-	    write_miss(&req, &out, e) != BC_OK ||
+	    write_absent(conf, &req, &out, rec, e) != BC_OK ||
 	    send(fd, bc_buf_data(&out), bc_buf_len(&out), MSG_DONTWAIT) !=
 	    (ssize_t)bc_buf_len(&out))	/* the parent ignores SIGPIPE */
 		r = -1;
@@ -1582,7 +1639,7 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 		finish(&j, BC_OUT_HELLO, 0, 0);
 		goto done;
 	}
-	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_LOOKUP) {
+	if (req.proto == BC_PROTO_BOLT && BC_RQST_IS_LOOKUP(req.kind)) {
 		outcome = serve_lookup(&j, &req, why);
 		finish(&j, outcome, 0, 0);
 		goto done;

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/store.h"
 #include "common/util.h"
+#include "locdir.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -25,6 +27,8 @@ struct bc_job_conf {
 	int job_timeout_ms;	/* whole job incl. waiting for a slot */
 	const char *version;	/* for BOLT hello replies */
 	const char *cache_dir;	/* artifact cache (cache/store.h); NULL = off */
+	const struct bc_locdir *locdir;	/* the parent's key locations (a
+					 * snapshot in a worker), or NULL */
 	uint64_t cache_max;	/* --cache-size in bytes */
 };
 
@@ -67,12 +71,15 @@ void bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 
 /*
  * For the parent, on a connection just accepted (fd non-blocking): if the
- * bytes that already arrived are exactly one BOLT LOOKUP of a key this
- * daemon's cache cannot have (bc_cache_probe), read them, answer MISS and
- * return 1 (the caller closes fd); anything else is left unread for a
- * worker: 0.  -1: the answer could not be sent (close fd).  Reads at most
- * BC_MAX_LOOKUP_PEEK bytes, never blocks, never opens the cache index.
+ * bytes that already arrived are exactly one BOLT LOOKUP or LOCATE of a
+ * key this daemon's cache cannot have (bc_cache_probe), read them, answer
+ * (MISS, or LOCN from conf->locdir) and return 1 (the caller closes fd);
+ * anything else is left unread for a worker: 0.  -1: the answer could not
+ * be sent (close fd).  Reads at most BC_MAX_LOOKUP_PEEK bytes, never
+ * blocks, never opens the cache index.  When the key's location changes,
+ * rec->key is set (else it is ""): the caller records rec.
  */
-int bc_job_answer_miss(const struct bc_job_conf *conf, int fd);
+int bc_job_answer_miss(const struct bc_job_conf *conf, int fd,
+    struct bc_cache_loc *rec);
 
 #endif

@@ -37,6 +37,7 @@
 #include "stats.h"
 
 #define MAX_LISTENERS	32
+#define KEEPER_BATCH 64		/* key locations per transaction */
 #define MAX_STATS_CONNS	16
 #define STATS_TIMEOUT_MS 2000
 #define KILL_WAIT_MS	3000
@@ -289,6 +290,8 @@ struct server {
 	const char *tmpdir;
 	int sweep_due;		/* a worker died from a signal */
 	int64_t next_sweep;
+	struct bc_locdir locdir;	/* where owned keys were compiled */
+	int keeper_fd;		/* records for the cache keeper, -1 none */
 };
 
 static void
@@ -341,6 +344,24 @@ active_workers(const struct server *s)
 	return n;
 }
 
+/* A key's location changed (the parent's LOCATE answer or a worker's):
+ * the directory now says so, and the keeper keeps it for the next start
+ * (a full pipe loses the record: it is a hint). */
+static void
+apply_location(struct server *s, const char *key, const char *host)
+{
+	struct bc_cache_loc rec;
+
+	if (bc_locdir_put(&s->locdir, key, host) != 0)
+		return;
+	if (s->keeper_fd < 0)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	snprintf(rec.key, sizeof(rec.key), "%s", key);
+	snprintf(rec.host, sizeof(rec.host), "%s", host);
+	(void)write(s->keeper_fd, &rec, sizeof(rec));
+}
+
 static void
 accept_jobs(struct server *s, int lfd)
 {
@@ -350,6 +371,7 @@ accept_jobs(struct server *s, int lfd)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		char peer[NI_MAXHOST + NI_MAXSERV + 8];
+		struct bc_cache_loc rec;
 		int fd, r;
 		pid_t pid;
 
@@ -370,7 +392,9 @@ accept_jobs(struct server *s, int lfd)
 		s->st.tcp_accept++;
 		/* Most of a farm's lookups miss: answer those here, without
 		 * a worker (nothing else is read here; see job.h). */
-		if ((r = bc_job_answer_miss(&s->jc, fd)) != 0) {
+		if ((r = bc_job_answer_miss(&s->jc, fd, &rec)) != 0) {
+			if (rec.key[0] != '\0')
+				apply_location(s, rec.key, rec.host);
 			if (r > 0) {
 				s->st.hello++;
 				s->st.lookup_fast++;
@@ -457,6 +481,12 @@ drain_events(struct server *s)
 			w->in_slot = 0;
 		if (w != NULL && ev.kind == BC_EV_DONE)
 			w->done = 1;
+		if (ev.kind == BC_EV_LOCATION) {
+			ev.key[sizeof(ev.key) - 1] = '\0';
+			ev.loc[sizeof(ev.loc) - 1] = '\0';
+			apply_location(s, ev.key, ev.loc);
+			continue;
+		}
 		bc_stats_event(&s->st, &ev, bc_now_ms());
 	}
 	recount_running(s);
@@ -589,9 +619,16 @@ refresh_cache_stats(struct server *s)
 	bc_cache_close(c);
 }
 
-/* Start-up: make index and blobs agree (a crash may have left either). */
 static void
-reconcile_cache(const struct bc_server_conf *conf)
+load_location(void *arg, const char *key, const char *host)
+{
+	(void)bc_locdir_put(arg, key, host);
+}
+
+/* Start-up: make index and blobs agree (a crash may have left either),
+ * and read the key locations back into the directory. */
+static void
+reconcile_cache(const struct bc_server_conf *conf, struct bc_locdir *dir)
 {
 	struct bc_cache_check chk;
 	struct bc_cache *c;
@@ -603,6 +640,8 @@ reconcile_cache(const struct bc_server_conf *conf)
 		bc_error("cache: %s", e);
 		return;
 	}
+	if (bc_cache_loc_each(c, load_location, dir, e) != BC_OK)
+		bc_error("cache: key locations: %s", e);
 	if (bc_cache_reconcile(c, 1, 0, &chk, e) != BC_OK)
 		bc_error("cache: reconcile: %s", e);
 	else
@@ -629,6 +668,34 @@ reconcile_cache(const struct bc_server_conf *conf)
  * as sqlite requires.  The keeper exits when the pipe's write end (held
  * by the parent and its workers) is closed.
  */
+/*
+ * The keeper's loop: key locations arrive from the parent as whole
+ * records (one write each, smaller than PIPE_BUF, so never split) and go
+ * to the index a batch per transaction.  EOF (the parent is gone): exit.
+ */
+static void
+keeper_loop(struct bc_cache *c, int fd)
+{
+	static struct bc_cache_loc v[KEEPER_BATCH];
+	char e[BC_ERRLEN];
+	size_t have = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, (char *)v + have, sizeof(v) - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		if (have % sizeof(v[0]) != 0 && have < sizeof(v))
+			continue;	/* the rest of a record is coming */
+		if (bc_cache_loc_put(c, v, have / sizeof(v[0]), e) != BC_OK)
+			bc_warn("cache: recording key locations: %s", e);
+		have = 0;
+	}
+}
+
 static int
 start_cache_keeper(const struct bc_server_conf *conf)
 {
@@ -645,7 +712,7 @@ start_cache_keeper(const struct bc_server_conf *conf)
 	}
 	if (pid == 0) {
 		struct bc_cache *c = NULL;
-		char e[BC_ERRLEN], tmp[16];
+		char e[BC_ERRLEN];
 		struct sigaction sa;
 
 		close(p[1]);
@@ -662,12 +729,7 @@ start_cache_keeper(const struct bc_server_conf *conf)
 		if (bc_cache_open(conf->cache_dir, conf->cache_size, &c, e)
 		    != BC_OK)
 			_exit(1);
-		for (;;) {
-			ssize_t n = read(p[0], tmp, sizeof(tmp));
-
-			if (n == 0 || (n < 0 && errno != EINTR))
-				break;
-		}
+		keeper_loop(c, p[0]);
 		bc_cache_close(c);
 		_exit(0);
 	}
@@ -831,8 +893,13 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.jc.version = PACKAGE_VERSION;
 	s.jc.cache_dir = conf->cache_dir;
 	s.jc.cache_max = conf->cache_size;
-	reconcile_cache(conf);
+	bc_locdir_init(&s.locdir);
+	s.jc.locdir = &s.locdir;
+	reconcile_cache(conf, &s.locdir);
 	keeper_fd = start_cache_keeper(conf);
+	if (keeper_fd >= 0)
+		set_nonblock(keeper_fd, 1);
+	s.keeper_fd = keeper_fd;
 	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
 		bc_error("%s", err);
 		return 1;

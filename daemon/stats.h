@@ -22,6 +22,7 @@ enum bc_event_kind {
 	BC_EV_SLOT_START = 1,	/* worker took a compile slot */
 	BC_EV_SLOT_END = 2,	/* worker released its slot */
 	BC_EV_DONE = 3,		/* worker finished the connection */
+	BC_EV_LOCATION = 4,	/* LOCATE: key's location is now loc */
 };
 
 enum bc_outcome {
@@ -43,6 +44,8 @@ struct bc_job_event {
 	int64_t rss_kb;		/* compiler max RSS in KiB, 0 unknown */
 	char compiler[64];	/* NUL-terminated, already safe to print */
 	char file[128];		/* escaped source name */
+	char key[65];		/* LOCATION: the key (64 hex digits) */
+	char loc[256];		/* LOCATION: the host ("" = forget) */
 };
 
 #define BC_STATS_WINDOW 900	/* seconds of completion history (15 min) */

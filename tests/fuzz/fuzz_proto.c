@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
+#include "common/limits.h"
 #include "common/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,5 +67,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		bc_reply_free(&rep);
 	}
+	/* ... and as the answer to a LOCATE (a LOOKUP's replies, or LOCN) */
+	bc_buf_view(&in, data, size);
+	if (bc_proto_parse_reply(&in, BC_PROTO_BOLT, BC_RQST_LOCATE, &lim,
+	    &rep, err) == BC_OK && ((rep.locn != NULL && (!rep.miss ||
+	    rep.locn[0] == '\0' || strlen(rep.locn) > BC_MAX_LOC_HOST)) ||
+	    rep.status != 0))
+		abort();
+	bc_reply_free(&rep);
 	return 0;
 }

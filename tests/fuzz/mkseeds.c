@@ -321,6 +321,19 @@ seeds_proto(void)
 	die_on(bc_proto_write_reply(&b, &req, &rep, err), "hit", err);
 	put_buf("proto", "bolt-lookup-hit", &b);
 	bc_reply_free(&rep);
+	/* a lookup at the key's owner and its redirect */
+	req.kind = BC_RQST_LOCATE;
+	req.loc_host = xstrdup("10.0.0.2:3632");
+	bc_buf_reset(&b);
+	die_on(bc_proto_write_request_head(&b, &req, err), "locate", err);
+	put_buf("proto", "bolt-locate-request", &b);
+	bc_reply_init(&rep);
+	rep.proto = BC_PROTO_BOLT;
+	rep.locn = xstrdup("10.0.0.3:3632");
+	bc_buf_reset(&b);
+	die_on(bc_proto_write_reply(&b, &req, &rep, err), "locn", err);
+	put_buf("proto", "bolt-locate-locn", &b);
+	bc_reply_free(&rep);
 	bc_request_free(&req);
 	bc_buf_free(&b);
 }

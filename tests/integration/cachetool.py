@@ -18,6 +18,9 @@
       lookup-split KEY                  lookup sent in two writes, 0.3 s apart
       lookup-twice KEY                  two lookups in one write
       lookup-trail KEY                  lookup and 3 more bytes in one write
+      locate KEY FLAGS HOST             LOCATE at the owner; prints MISS,
+                                        "LOCN <host>" or the hit's STAT
+      locate-split KEY FLAGS HOST       the same sent in two writes
       store KEY OBJ                     an invented "store" request kind
       pump CDIR FILE CLAIM -- ARGV...   a BOLT pump request shipping
                                         CDIR/FILE (manifest hash CLAIM:
@@ -321,6 +324,18 @@ def cmd_bolt(args):
             print(describe(exchange(port, req + req)))
         else:
             print(describe(exchange(port, req + b"xyz")))
+    elif mode in ("locate", "locate-split"):
+        req = (hdr("BOLT", 1) + hdr("RQST", 6) + pstr("CKEY", rest[0]) +
+               hdr("FLAG", int(rest[1])) + pstr("HOST", rest[2]))
+        if mode == "locate":
+            r = exchange(port, req)
+        else:
+            r = exchange(port, req[:40], then=req[40:])
+        d = describe(r)
+        if d == "LOCN":
+            n = int(r[16:24], 16)
+            d = "LOCN " + r[24:24 + n].decode("latin-1")
+        print(d)
     elif mode == "store":
         obj = open(rest[1], "rb").read()
         r = exchange(port, hdr("BOLT", 1) + hdr("RQST", 5) + pstr("CKEY", rest[0]) +

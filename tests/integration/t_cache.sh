@@ -5,8 +5,9 @@
 #   byte-identical to local compiles, warnings replayed, the .d written;
 #   with -g the working directory splits the key; direct mode (plain
 #   mode, ,plain); a stock distcc client gets hits too; identical jobs in
-#   flight compile once; two daemons: every entry is found whichever
-#   daemon compiled it; a forged result, a manifest hash that does not
+#   flight compile once; two daemons: the owner of a key knows where it
+#   was compiled (LOCATE, LOCN; kept across a restart), a parallel build's
+#   entries are all found, an owner that does not answer costs no job; a forged result, a manifest hash that does not
 #   match the file or a wrong compiler identity is never served; a flipped
 #   byte in a blob is caught (plain and pump entries); counters persist
 #   across a restart; --stats, --stats --json, --zero-stats, /metrics.
@@ -330,10 +331,36 @@ check "corrupt blob counted ($cb -> $(cstat $D1SPORT corrupt))" [ "$(cstat $D1SP
 check "recompiled and stored again" [ "$(cstat $D1SPORT stores)" -eq $((sb + 1)) ]
 check "object after the flip is still correct" same_file "$T/proj/obj/planted-local.o" "$T/proj/obj/planted.o"
 
-log "--- two daemons: entries are found whichever daemon compiled them"
+log "--- two daemons: the key's owner knows where it was compiled"
 BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"
 start_boltccd || die "cannot start second boltccd"
-D2PORT=$DPORT D2SPORT=$DSPORT
+D2PORT=$DPORT D2SPORT=$DSPORT D2PID=$DPID D2CACHE="$T/cache-$DPORT"
+dsum() { echo $(( $(cstat $D1SPORT "$1") + $(cstat $D2SPORT "$1") )); }
+# By hand: LOCATE at daemon 1 (as the owner) of a key nobody has.
+LK=$(printf 'located key' | sha256sum | cut -c1-64)
+D2NAME="127.0.0.1:$D2PORT"
+fb=$($CT dstat $D1SPORT lookup_fast)
+ans=$($CT bolt $D1PORT locate "$LK" 0 "$D2NAME")
+check "LOCATE of an unknown key: MISS, the client's host recorded ($ans)" [ "$ans" = MISS ]
+ans=$($CT bolt $D1PORT locate "$LK" 0 "")
+check "the next client is sent there ($ans)" [ "$ans" = "LOCN $D2NAME" ]
+ans=$($CT bolt $D1PORT locate "$LK" 0 "$D2NAME")
+check "a client that would compile there is sent there too ($ans)" [ "$ans" = "LOCN $D2NAME" ]
+check "answered by the parent (lookup_fast $fb -> $($CT dstat $D1SPORT lookup_fast))" [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 3)) ]
+ans=$($CT bolt $D1PORT locate "$LK" 1 "10.9.9.9:1")
+check "REPLACE after a location that missed: MISS ($ans)" [ "$ans" = MISS ]
+ans=$($CT bolt $D1PORT locate-split "$LK" 0 "")
+check "a LOCATE a worker reads (sent in two parts) sees the new location ($ans)" [ "$ans" = "LOCN 10.9.9.9:1" ]
+ans=$($CT bolt $D1PORT locate-split "$LK" 1 "$D2NAME")
+check "a worker records a location too ($ans)" [ "$ans" = MISS ]
+sleep 0.2
+ans=$($CT bolt $D1PORT locate "$LK" 0 "")
+check "... and the parent knows it ($ans)" [ "$ans" = "LOCN $D2NAME" ]
+ans=$($CT bolt $D1PORT locate "$LK" 0 "$(head -c 300 /dev/zero | tr '\0' h)")
+check "a host name over 255 bytes is refused ($ans)" sh -c "echo '$ans' | grep -q 'EROR\|CLOSED'"
+ans=$($CT bolt $D1PORT lookup "$LK")
+check "a plain LOOKUP still misses ($ans)" [ "$ans" = MISS ]
+
 cp -r "$T/proj" "$T/wc3"; cp -r "$T/proj" "$T/wc4"; cp -r "$T/proj" "$T/wc5"
 rm -rf "$T/wc3/obj" "$T/wc4/obj" "$T/wc5/obj"
 # new units, so nothing is in either cache yet
@@ -341,45 +368,61 @@ for d in wc3 wc4 wc5; do
 	for u in $UNITS; do sed -i "1i /* two-daemon case */" "$T/$d/$u.c"; done
 	sed -i "1i /* two-daemon case */" "$T/$d/hello.h"
 done
-h1b=$(cstat $D1SPORT hits); h2b=$(cstat $D2SPORT hits)
 cp -r "$T/wc5" "$T/wc8"
-# Only daemon 2 in the list: daemon 2 compiles everything.
-BOLTCC_HOSTS="127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
-check "wc3 built on daemon 2 only" build "$T/wc3" "$(new_client_dir)"
-s2=$(cstat $D2SPORT stores)
-check "daemon 2 stored the units ($s2)" [ "$s2" -ge $NUNITS ]
-# Both daemons in the list (daemon 1 first): every unit is a hit.
-BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
-m1b=$(cstat $D1SPORT misses); m2b=$(cstat $D2SPORT misses)
-check "wc4 built with both daemons" build "$T/wc4" "$(new_client_dir)"
-h1a=$(cstat $D1SPORT hits); h2a=$(cstat $D2SPORT hits)
-check "wc4: all hits, found on daemon 2 ($h2b -> $h2a)" [ $((h2a - h2b)) -eq $NUNITS ]
-check "wc4: no extra hits on daemon 1" [ "$h1a" -eq "$h1b" ]
-check "wc4: the lookups that missed on daemon 1 are not counted as misses ($m1b -> $(cstat $D1SPORT misses))" [ "$(cstat $D1SPORT misses)" -eq "$m1b" ]
-check "wc4: no misses on daemon 2" [ "$(cstat $D2SPORT misses)" -eq "$m2b" ]
-# A cold build asking both: one miss per unit on the farm, not one per host.
-m1b=$(cstat $D1SPORT misses); m2b=$(cstat $D2SPORT misses)
-for u in $UNITS; do sed -i "1i /* cold, both daemons */" "$T/wc8/$u.c"; done
-sed -i "1i /* cold, both daemons */" "$T/wc8/hello.h"
-check "wc8 (new units) built with both daemons" build "$T/wc8" "$(new_client_dir)"
-m=$(( $(cstat $D1SPORT misses) - m1b + $(cstat $D2SPORT misses) - m2b ))
-check "wc8: the farm counts one miss per unit ($m for $NUNITS units)" [ "$m" -eq $NUNITS ]
-# And the other way round: daemon 1 compiles, the list names both.
-for u in $UNITS; do sed -i "1i /* reverse */" "$T/wc5/$u.c"; done
-sed -i "1i /* reverse */" "$T/wc5/hello.h"
-cp -r "$T/wc5" "$T/wc6"
-BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
-check "wc5 built on daemon 1 only" build "$T/wc5" "$(new_client_dir)"
-h1b=$(cstat $D1SPORT hits)
-BOLTCC_HOSTS="127.0.0.1:$D2PORT,bolt 127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
-check "wc6 built with both daemons" build "$T/wc6" "$(new_client_dir)"
-h1a=$(cstat $D1SPORT hits)
-check "wc6: all hits, found on daemon 1 ($h1b -> $h1a)" [ $((h1a - h1b)) -eq $NUNITS ]
+# Both daemons, one slot each, a parallel build: some units compile on
+# the host that does not own them, and their owner records where.
+BOLTCC_HOSTS="127.0.0.1:$D1PORT/1,bolt 127.0.0.1:$D2PORT/1,bolt"; export BOLTCC_HOSTS
+m0=$(dsum misses); s0=$(dsum stores); h0=$(dsum hits)
+C3=$(new_client_dir)
+( cd "$T/wc3" && mkdir -p obj && for u in $UNITS; do
+	BOLTCC_DIR=$C3 DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -Wall -c "$u.c" -o "obj/$u.o" &
+  done; wait )
+n=0; for u in $UNITS; do [ -s "$T/wc3/obj/$u.o" ] && n=$((n + 1)); done
+check "wc3 built in parallel on both daemons ($n objects)" [ $n -eq $NUNITS ]
+check "wc3: one miss and one store per unit on the farm ($(( $(dsum misses) - m0 )) misses, $(( $(dsum stores) - s0 )) stores)" [ $(( $(dsum misses) - m0 )) -eq $NUNITS ] && [ $(( $(dsum stores) - s0 )) -eq $NUNITS ]
+note "units per daemon: $(cstat $D1SPORT stores) / $(cstat $D2SPORT stores) stores in all"
+h0=$(dsum hits); s0=$(dsum stores); fb=$(( $($CT dstat $D1SPORT lookup_fast) + $($CT dstat $D2SPORT lookup_fast) ))
+( cd "$T/wc4" && mkdir -p obj && for u in $UNITS; do
+	BOLTCC_DIR=$(new_client_dir) DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -Wall -c "$u.c" -o "obj/$u.o" || echo "FAIL $u"
+  done ) >"$T/wc4.out"
+check "wc4 built" [ ! -s "$T/wc4.out" ]
+check "wc4: every unit a hit, wherever it was compiled ($(( $(dsum hits) - h0 )) hits)" [ $(( $(dsum hits) - h0 )) -eq $NUNITS ]
+check "wc4: nothing compiled again" [ "$(dsum stores)" -eq "$s0" ]
 same_all=0
-for u in $UNITS; do
-	cmp -s "$T/wc5/obj/$u.o" "$T/wc6/obj/$u.o" || same_all=1
-done
-check "objects from the other daemon's cache identical" [ $same_all -eq 0 ]
+for u in $UNITS; do cmp -s "$T/wc3/obj/$u.o" "$T/wc4/obj/$u.o" || same_all=1; done
+check "wc4: objects identical to wc3's" [ $same_all -eq 0 ]
+# A host added to the list later: keys it now owns were compiled before
+# it knew; they are compiled once more and recorded, then found.
+for u in $UNITS; do sed -i "1i /* added host */" "$T/wc8/$u.c"; done
+sed -i "1i /* added host */" "$T/wc8/hello.h"
+cp -r "$T/wc8" "$T/wc9"; cp -r "$T/wc8" "$T/wc10"
+BOLTCC_HOSTS="127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
+check "wc8 built on daemon 2 only" build "$T/wc8" "$(new_client_dir)"
+BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt"; export BOLTCC_HOSTS
+h0=$(dsum hits); s0=$(dsum stores)
+check "wc9 built with daemon 1 added" build "$T/wc9" "$(new_client_dir)"
+check "wc9: each unit either a hit or compiled once ($(( $(dsum hits) - h0 )) hits, $(( $(dsum stores) - s0 )) stores)" [ $(( $(dsum hits) - h0 + $(dsum stores) - s0 )) -eq $NUNITS ]
+h0=$(dsum hits); s0=$(dsum stores)
+check "wc10 built" build "$T/wc10" "$(new_client_dir)"
+check "wc10: all hits ($(( $(dsum hits) - h0 )))" [ $(( $(dsum hits) - h0 )) -eq $NUNITS ] && [ "$(dsum stores)" -eq "$s0" ]
+# An owner that does not answer: the client asks every host.
+kill -STOP "$D1PID"
+h0=$(dsum hits)
+( cd "$T/wc5" && mkdir -p obj && for u in $UNITS; do
+	BOLTCC_DIR=$(new_client_dir) DISTCC_FALLBACK=0 DISTCC_IO_TIMEOUT=2 timeout 60 "$BOLTCC" gcc -O2 -Wall -c "$u.c" -o "obj/$u.o" || echo "FAIL $u"
+  done ) >"$T/wc5.out" 2>&1
+kill -CONT "$D1PID"
+note "wc5 with daemon 1 stopped: $(cat "$T/wc5.out" | head -3)"
+n=0; for u in $UNITS; do [ -s "$T/wc5/obj/$u.o" ] && n=$((n + 1)); done
+check "wc5 with daemon 1 stopped: every object built ($n)" [ $n -eq $NUNITS ]
+# Locations survive a restart (the keeper writes them to the index).
+ans=$($CT bolt $D1PORT locate "$LK" 0 "")
+kill -TERM "$D1PID"
+i=0; while alive "$D1PID" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+start_boltccd --cache-dir "$D1CACHE" || die "restart daemon 1"
+D1PORT=$DPORT D1SPORT=$DSPORT D1PID=$DPID
+ans2=$($CT bolt $D1PORT locate "$LK" 0 "")
+check "a location survives a restart ($ans -> $ans2)" [ "$ans2" = "$ans" ] && [ "$ans" = "LOCN $D2NAME" ]
 
 log "--- statistics"
 BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS

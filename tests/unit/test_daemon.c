@@ -23,6 +23,8 @@
 #include "common/util.h"
 #include "daemon/acl.h"
 #include "daemon/job.h"
+#include "common/proto.h"
+#include "daemon/locdir.h"
 #include "daemon/policy.h"
 #include "daemon/scratch.h"
 #include "daemon/stats.h"
@@ -967,11 +969,79 @@ START_TEST(scratch_sweep)
 }
 END_TEST
 
+/* The location directory (daemon/locdir.h). */
+START_TEST(test_locdir)
+{
+	struct bc_locdir d;
+	char k[65], k2[65], name[32];
+	int rec, i;
+
+	memset(k, 'a', 64);
+	k[64] = '\0';
+	memcpy(k2, k, sizeof(k));
+	k2[40] = 'b';	/* same first 16 bytes: the same slot, a collision */
+	bc_locdir_init(&d);
+	ck_assert_ptr_null(bc_locdir_get(&d, k));
+	/* unknown key: MISS, record the client's host (none for "") */
+	ck_assert_ptr_null(bc_locdir_decide(&d, k, "h1:1", 0, &rec));
+	ck_assert_int_eq(rec, 1);
+	ck_assert_ptr_null(bc_locdir_decide(&d, k, "", 0, &rec));
+	ck_assert_int_eq(rec, 0);
+	ck_assert_int_eq(bc_locdir_put(&d, k, "h1:1"), 0);
+	ck_assert_str_eq(bc_locdir_get(&d, k), "h1:1");
+	ck_assert_str_eq(bc_locdir_get(&d, k2), "h1:1");
+	/* known: sent there, whoever asks */
+	ck_assert_str_eq(bc_locdir_decide(&d, k, "", 0, &rec), "h1:1");
+	ck_assert_int_eq(rec, 0);
+	ck_assert_str_eq(bc_locdir_decide(&d, k, "h1:1", 0, &rec), "h1:1");
+	ck_assert_str_eq(bc_locdir_decide(&d, k, "h2:2", 0, &rec), "h1:1");
+	/* REPLACE: MISS, record the new host; "" forgets */
+	ck_assert_ptr_null(bc_locdir_decide(&d, k, "h2:2", BC_LOCATE_REPLACE,
+	    &rec));
+	ck_assert_int_eq(rec, 1);
+	ck_assert_int_eq(bc_locdir_put(&d, k, "h2:2"), 0);
+	ck_assert_str_eq(bc_locdir_get(&d, k), "h2:2");
+	ck_assert_ptr_null(bc_locdir_decide(&d, k, "", BC_LOCATE_REPLACE,
+	    &rec));
+	ck_assert_int_eq(rec, 1);
+	ck_assert_int_eq(bc_locdir_put(&d, k, ""), 0);
+	ck_assert_ptr_null(bc_locdir_get(&d, k));
+	/* bad input */
+	ck_assert_int_eq(bc_locdir_put(&d, "nothex", "h"), -1);
+	ck_assert_ptr_null(bc_locdir_get(&d, "nothex"));
+	{
+		char big[BC_MAX_LOC_HOST + 2];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		ck_assert_int_eq(bc_locdir_put(&d, k, big), -1);
+	}
+	/* the host table is bounded (h1 and h2 are in it already); keys
+	 * with a host past it are not recorded */
+	for (i = 0; i < BC_LOCDIR_HOSTS - 2; i++) {
+		snprintf(name, sizeof(name), "host%d:1", i);
+		snprintf(k, sizeof(k), "%064x", i);
+		ck_assert_int_eq(bc_locdir_put(&d, k, name), 0);
+	}
+	ck_assert_int_eq(bc_locdir_put(&d, k2, "one-too-many:1"), -1);
+	ck_assert_int_eq(bc_locdir_put(&d, k2, "host7:1"), 0);	/* known */
+	/* a full neighbourhood: the newest put always wins a slot */
+	for (i = 0; i < 4 * BC_LOCDIR_PROBE; i++) {
+		snprintf(k, sizeof(k), "%08x%056x", 7u, (unsigned)i + 1);
+		ck_assert_int_eq(bc_locdir_put(&d, k, "host1:1"), 0);
+		ck_assert_str_eq(bc_locdir_get(&d, k), "host1:1");
+	}
+	bc_locdir_free(&d);
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
 	Suite *s = suite_create("daemon");
 	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_locdir);
 
 	tcase_add_test(tc, acl_parse_good);
 	tcase_add_test(tc, acl_parse_bad);

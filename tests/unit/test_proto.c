@@ -983,6 +983,114 @@ START_TEST(bolt_request_roundtrip)
 }
 END_TEST
 
+/* LOCATE (doc/PROTOCOL.md): request bytes, round trip, its three answers,
+ * and the limits on HOST / LOCN. */
+START_TEST(bolt_locate)
+{
+	static const char key[] = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	struct bc_buf out = BC_BUF_INIT(1 << 20), in;
+	struct bc_request mine, req;
+	struct bc_reply rep, got;
+	char err[BC_ERRLEN], big[300];
+
+	bc_request_init(&mine);
+	mine.proto = BC_PROTO_BOLT;
+	mine.kind = BC_RQST_LOCATE;
+	mine.key = xstrdup(key);
+	mine.flags = BC_LOCATE_REPLACE;
+	mine.loc_host = xstrdup("10.0.0.2:3632");
+	ck_assert_int_eq(bc_proto_write_request_head(&out, &mine, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&out), 24 + 12 + 64 + 12 + 12 + 13);
+	ck_assert(memcmp(bc_buf_data(&out), "BOLT00000001RQST00000006"
+	    "CKEY00000040", 36) == 0);
+	ck_assert(memcmp(bc_buf_data(&out) + 100, "FLAG00000001"
+	    "HOST0000000d10.0.0.2:3632", 37) == 0);
+	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+	ck_assert_int_eq(bc_proto_parse_request(&in, NULL, &req, err), BC_OK);
+	ck_assert_int_eq(req.kind, BC_RQST_LOCATE);
+	ck_assert_str_eq(req.key, key);
+	ck_assert_uint_eq(req.flags, BC_LOCATE_REPLACE);
+	ck_assert_str_eq(req.loc_host, "10.0.0.2:3632");
+	ck_assert_uint_eq(bc_buf_avail(&in), 0);
+	bc_request_free(&req);
+	/* every truncation is an error, never a shorter request */
+	{
+		size_t cut;
+
+		for (cut = 0; cut < bc_buf_len(&out); cut++) {
+			bc_buf_view(&in, bc_buf_data(&out), cut);
+			ck_assert_int_ne(bc_proto_parse_request(&in, NULL, &req,
+			    err), BC_OK);
+			bc_request_free(&req);
+		}
+	}
+	/* HOST over the limit: refused by the writer and the reader */
+	memset(big, 'h', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	free(mine.loc_host);
+	mine.loc_host = xstrdup(big);
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_request_head(&out, &mine, err),
+	    BC_ERR_LIMIT);
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_buf_putf(&out, "BOLT00000001RQST00000006CKEY"
+	    "00000040%sFLAG00000000HOST%08zx%s", key, strlen(big), big),
+	    BC_OK);
+	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+	ck_assert_int_ne(bc_proto_parse_request(&in, NULL, &req, err), BC_OK);
+	bc_request_free(&req);
+	free(mine.loc_host);
+	mine.loc_host = NULL;	/* none: an empty HOST */
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_request_head(&out, &mine, err), BC_OK);
+	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+	ck_assert_int_eq(bc_proto_parse_request(&in, NULL, &req, err), BC_OK);
+	ck_assert_str_eq(req.loc_host, "");
+	bc_request_free(&req);
+
+	/* LOCN */
+	bc_reply_init(&rep);
+	rep.proto = BC_PROTO_BOLT;
+	rep.locn = xstrdup("10.0.0.3:3632");
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply(&out, &mine, &rep, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&out), 12 + 12 + 13);
+	ck_assert(memcmp(bc_buf_data(&out), "BOLT00000001LOCN0000000d"
+	    "10.0.0.3:3632", 37) == 0);
+	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+	ck_assert_int_eq(bc_proto_parse_reply(&in, BC_PROTO_BOLT,
+	    BC_RQST_LOCATE, NULL, &got, err), BC_OK);
+	ck_assert(got.miss);
+	ck_assert_str_eq(got.locn, "10.0.0.3:3632");
+	bc_reply_free(&got);
+	/* a LOOKUP never gets a LOCN; an empty LOCN is malformed */
+	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+	ck_assert_int_ne(bc_proto_parse_reply(&in, BC_PROTO_BOLT,
+	    BC_RQST_LOOKUP, NULL, &got, err), BC_OK);
+	bc_reply_free(&got);
+	bc_buf_view(&in, "BOLT00000001LOCN00000000", 24);
+	ck_assert_int_ne(bc_proto_parse_reply(&in, BC_PROTO_BOLT,
+	    BC_RQST_LOCATE, NULL, &got, err), BC_OK);
+	bc_reply_free(&got);
+	/* MISS */
+	free(rep.locn);
+	rep.locn = NULL;
+	rep.miss = 1;
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply(&out, &mine, &rep, err), BC_OK);
+	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+	ck_assert_int_eq(bc_proto_parse_reply(&in, BC_PROTO_BOLT,
+	    BC_RQST_LOCATE, NULL, &got, err), BC_OK);
+	ck_assert(got.miss);
+	ck_assert_ptr_null(got.locn);
+	bc_reply_free(&got);
+	bc_reply_free(&rep);
+	bc_request_free(&mine);
+	bc_buf_free(&out);
+}
+END_TEST
+
 START_TEST(bolt_request_hostile)
 {
 	struct bc_proto_limits lim;
@@ -1716,6 +1824,7 @@ proto_suite(void)
 	suite_add_tcase(s, hostile);
 
 	tcase_add_test(bolt, bolt_request_roundtrip);
+	tcase_add_test(bolt, bolt_locate);
 	tcase_add_test(bolt, bolt_request_hostile);
 	tcase_add_test(bolt, bolt_reply_roundtrip);
 	tcase_add_test(bolt, bolt_reply_eror);
