@@ -3,10 +3,12 @@
  * (doc/cache.md).  Each cache key has an owner among the BOLT hosts of
  * the list (rendezvous hashing: the highest SHA-256(key, host:port)), so
  * every client with the same host list sends a job to the same daemon
- * when it can.  Because a busy owner means another daemon compiles (and
- * stores) the job, a lookup asks all BOLT hosts at once: the requests go
- * out together, the replies are read owner first, and the first hit
- * wins.  A hit costs one round trip; the inputs are never sent.
+ * when it can.  A busy owner means another daemon compiles (and stores)
+ * the job, so the owner keeps a directory of where its keys went: a
+ * client asks the owner (LOCATE) and, if told, the host that has the key.
+ * When the owner cannot tell, every BOLT host is asked at once: the
+ * requests go out together, the replies are read owner first, and the
+ * first hit wins.  The inputs are never sent for a lookup.
  */
 #ifndef BC_LOOKUP_H
 #define BC_LOOKUP_H

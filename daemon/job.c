@@ -1164,7 +1164,11 @@ write_absent(const struct bc_job_conf *conf, const struct bc_request *req,
 	int record = 0, r;
 
 	rec->key[0] = '\0';
-	if (req->kind != BC_RQST_LOCATE || conf->locdir == NULL)
+	if (req->kind == BC_RQST_LOCATE && conf->locdir == NULL)
+		/* no directory here (--mux, --inetd: a process per client
+		 * session): the client asks every host instead */
+		return bc_proto_write_error(out, "no key locations here", e);
+	if (req->kind != BC_RQST_LOCATE)
 		return write_miss(req, out, e);
 	at = bc_locdir_decide(conf->locdir, req->key, req->loc_host,
 	    req->flags, &record);

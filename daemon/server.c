@@ -1056,6 +1056,18 @@ bc_server_stdio_jobconf(const struct bc_server_conf *conf,
 	jc.version = PACKAGE_VERSION;
 	jc.cache_dir = conf->cache_dir;
 	jc.cache_max = conf->cache_size;
+	/* No parent made (or migrated) the cache: do it now, before the
+	 * first job, not in its worker after the reply (the SSH channel
+	 * stays open until this process is done). */
+	if (conf->cache_dir != NULL) {
+		struct bc_cache *c;
+		char e[BC_ERRLEN];
+
+		if (bc_cache_open(conf->cache_dir, conf->cache_size, &c, e)
+		    != BC_OK)
+			bc_warn("cache: %s", e);
+		bc_cache_close(c);
+	}
 	/* inetd instances share slots through a per-user lock file */
 	if (t == NULL || *t == '\0')
 		t = "/tmp";
