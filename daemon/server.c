@@ -902,6 +902,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.keeper_fd = keeper_fd;
 	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
 		bc_error("%s", err);
+		bc_locdir_free(&s.locdir);
 		return 1;
 	}
 	s.wcap = conf->jobs + conf->queue + 1;
@@ -1007,6 +1008,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	close(ep[1]);
 	if (keeper_fd >= 0)
 		close(keeper_fd);
+	bc_locdir_free(&s.locdir);
 	free(s.w);
 	free(pfd);
 	free(pidx);
