@@ -510,63 +510,79 @@ make_blob_dirs(struct bc_cache *c)
  * at the next open, and whatever it missed start-up reconciliation
  * counts as rows without blobs.
  */
+/* Each blob directory blobs/ab that exists: fn(c, its path, arg). */
 static void
-migrate_v1_blobs(struct bc_cache *c)
+each_blob_dir(struct bc_cache *c,
+    void (*fn)(struct bc_cache *c, const char *dir, void *arg), void *arg)
 {
-	DIR *d1, *d2, *d3;
-	struct dirent *a, *b, *f;
+	struct dirent *a;
+	DIR *d;
 
-	if ((d1 = opendir(c->blobdir)) == NULL)
+	if ((d = opendir(c->blobdir)) == NULL)
 		return;
-	while ((a = readdir(d1)) != NULL) {
-		char *p1;
+	while ((a = readdir(d)) != NULL) {
+		char *p;
 
 		if (!is_hex2(a->d_name))
 			continue;
-		p1 = xasprintf("%s/%s", c->blobdir, a->d_name);
-		if ((d2 = opendir(p1)) == NULL) {
-			free(p1);
-			continue;
-		}
-		while ((b = readdir(d2)) != NULL) {
-			char *p2;
-
-			if (!is_hex2(b->d_name))
-				continue;
-			p2 = xasprintf("%s/%s", p1, b->d_name);
-			if ((d3 = opendir(p2)) == NULL) {
-				free(p2);
-				continue;
-			}
-			while ((f = readdir(d3)) != NULL) {
-				char *from, *to;
-
-				if (f->d_name[0] == '.' && (f->d_name[1] ==
-				    '\0' || strcmp(f->d_name, "..") == 0))
-					continue;
-				from = xasprintf("%s/%s", p2, f->d_name);
-				to = xasprintf("%s/%s", p1, f->d_name);
-				if (!bc_hash_is_hex(f->d_name) ||
-				    rename(from, to) != 0)
-					(void)unlink(from);
-				free(from);
-				free(to);
-			}
-			closedir(d3);
-			(void)rmdir(p2);
-			free(p2);
-		}
-		closedir(d2);
-		free(p1);
-	}
-	closedir(d1);
-	{
-		/* schema 1's in-flight lock dir (inflight.lock replaced it) */
-		char *p = xasprintf("%s/inflight", c->dir);
-
-		(void)rmdir(p);
+		p = xasprintf("%s/%s", c->blobdir, a->d_name);
+		fn(c, p, arg);
 		free(p);
 	}
+	closedir(d);
+}
+
+/* blobs/ab/cd/<key> -> blobs/ab/<key> for every cd under dir (blobs/ab) */
+static void
+migrate_dir(struct bc_cache *c, const char *dir, void *arg)
+{
+	struct dirent *b, *f;
+	DIR *d2, *d3;
+
+	(void)c;
+	(void)arg;
+	if ((d2 = opendir(dir)) == NULL)
+		return;
+	while ((b = readdir(d2)) != NULL) {
+		char *p2;
+
+		if (!is_hex2(b->d_name))
+			continue;
+		p2 = xasprintf("%s/%s", dir, b->d_name);
+		if ((d3 = opendir(p2)) == NULL) {
+			free(p2);
+			continue;
+		}
+		while ((f = readdir(d3)) != NULL) {
+			char *from, *to;
+
+			if (f->d_name[0] == '.' && (f->d_name[1] == '\0' ||
+			    strcmp(f->d_name, "..") == 0))
+				continue;
+			from = xasprintf("%s/%s", p2, f->d_name);
+			to = xasprintf("%s/%s", dir, f->d_name);
+			if (!bc_hash_is_hex(f->d_name) || rename(from, to) != 0)
+				(void)unlink(from);
+			free(from);
+			free(to);
+		}
+		closedir(d3);
+		(void)rmdir(p2);
+		free(p2);
+	}
+	closedir(d2);
+}
+
+static void
+migrate_v1_blobs(struct bc_cache *c)
+{
+	char *p;
+
+	each_blob_dir(c, migrate_dir, NULL);
+	/* schema 1's in-flight lock dir (inflight.lock replaced it) */
+	p = xasprintf("%s/inflight", c->dir);
+	(void)rmdir(p);
+	free(p);
 }
 
 /* Open the index (and make or migrate it): on bc_cache_open, or on the
@@ -1158,51 +1174,55 @@ delete_row(struct bc_cache *c, const char *key)
 	sqlite3_finalize(st);
 }
 
+struct scan_ctx {
+	int repair;
+	struct bc_cache_check *out;
+};
+
+/* One blob directory: temp files and blobs without rows. */
+static void
+scan_dir(struct bc_cache *c, const char *dir, void *arg)
+{
+	struct scan_ctx *x = arg;
+	const char *ab = strrchr(dir, '/') + 1;
+	struct dirent *f;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((f = readdir(d)) != NULL) {
+		const char *n = f->d_name;
+		char *fp;
+		int bad = 0;
+
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (bc_str_has_prefix(n, ".tmp.")) {
+			x->out->temp_files++;
+			bad = 1;
+		} else if (!bc_hash_is_hex(n) || strncmp(n, ab, 2) != 0 ||
+		    !bc_cache_has(c, n)) {
+			x->out->orphan_blobs++;
+			bad = 1;
+		}
+		if (bad && x->repair) {
+			fp = xasprintf("%s/%s", dir, n);
+			(void)unlink(fp);
+			free(fp);
+		}
+	}
+	closedir(d);
+}
+
 /* Files under blobs/: leftovers and blobs without rows. */
 static void
 scan_blobs(struct bc_cache *c, int repair, struct bc_cache_check *out)
 {
-	DIR *d1, *d2;
-	struct dirent *a, *f;
+	struct scan_ctx x;
 
-	if ((d1 = opendir(c->blobdir)) == NULL)
-		return;
-	while ((a = readdir(d1)) != NULL) {
-		char *p1;
-
-		if (!is_hex2(a->d_name))
-			continue;
-		p1 = xasprintf("%s/%s", c->blobdir, a->d_name);
-		if ((d2 = opendir(p1)) == NULL) {
-			free(p1);
-			continue;
-		}
-		while ((f = readdir(d2)) != NULL) {
-			const char *n = f->d_name;
-			char *fp;
-			int bad = 0;
-
-			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
-				continue;
-			if (bc_str_has_prefix(n, ".tmp.")) {
-				out->temp_files++;
-				bad = 1;
-			} else if (!bc_hash_is_hex(n) ||
-			    strncmp(n, a->d_name, 2) != 0 ||
-			    !bc_cache_has(c, n)) {
-				out->orphan_blobs++;
-				bad = 1;
-			}
-			if (bad && repair) {
-				fp = xasprintf("%s/%s", p1, n);
-				(void)unlink(fp);
-				free(fp);
-			}
-		}
-		closedir(d2);
-		free(p1);
-	}
-	closedir(d1);
+	x.repair = repair;
+	x.out = out;
+	each_blob_dir(c, scan_dir, &x);
 }
 
 int
