@@ -88,6 +88,11 @@ bc_remote_beat_known(const char *statedir, const struct bc_host *h)
 	struct stat st;
 	time_t now = time(NULL);
 
+	/* A host declared ,bolt is a boltccd, and every boltccd sends
+	 * heartbeats: a hung one costs its first job BC_BEAT_TIMEOUT_MS,
+	 * not DISTCC_IO_TIMEOUT. */
+	if (h->bolt == BC_BOLT_YES)
+		return 1;
 	if (beat_path(statedir, h, path, sizeof(path)) != BC_OK ||
 	    stat(path, &st) != 0 || st.st_mtime > now + 60 ||
 	    st.st_mtime + BC_PROBE_TTL_SEC < now)

@@ -155,6 +155,19 @@ for spec in "$HUNG,bolt" "$HUNG,distcc" "$HUNG"; do
 	gcc -O2 -g0 -c "$src" -o hl.o
 done
 
+log "--- 2c. a hung host declared ,bolt: the heartbeat limit, not DISTCC_IO_TIMEOUT"
+rm -f hr.o
+t0=$(date +%s)
+BOLTCC_DIR=$(new_client_dir) BOLTCC_HOSTS="127.0.0.1:$HUNG,bolt" \
+	DISTCC_IO_TIMEOUT=120 timeout 100 "$BOLTCC" gcc -O2 -g0 -c "$src" \
+	-o hr.o 2>"$T/err2c.txt"
+rc=$?
+secs=$(($(date +%s) - t0))
+check "2c: compiled locally after the hung ,bolt host (exit $rc)" [ $rc -eq 0 ]
+check "2c: gave up within the 10 s heartbeat limit + slack, not 120 s (${secs}s)" [ "$secs" -le 25 ]
+check "2c: object identical to local" same_file hl.o hr.o
+sed 's/^/    stderr: /' "$T/err2c.txt" | head -n 2
+
 log "--- 3. DISTCC_FALLBACK=0 with only dead hosts"
 cd "$T/src" || die "no src"
 C3=$(new_client_dir)
