@@ -9,13 +9,7 @@
 #   sh bench/cluster.sh makespan --profiles tb5 --parallel 16,24
 #   sh bench/cluster.sh project --profiles 1gbe
 set -u
-cd "$(dirname "$0")/.." || exit 1
-: "${BOLTCC_BUILDDIR:=$(pwd)/build/normal}"
-export BOLTCC_BUILDDIR
-if [ ! -x "$BOLTCC_BUILDDIR/boltcc" ] || [ ! -x "$BOLTCC_BUILDDIR/boltccd" ]; then
-	echo "bench: no build in $BOLTCC_BUILDDIR; run 'sh setup.sh' first" >&2
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh"
 if [ ! -x "$BOLTCC_BUILDDIR/tests/cluster/fakecc" ]; then
 	make -C "$BOLTCC_BUILDDIR" tests/cluster/fakecc >/dev/null || exit 1
 fi

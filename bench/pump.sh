@@ -6,11 +6,5 @@
 #   sh bench/pump.sh                   (BOLTCC_BUILDDIR: build to measure)
 #   BENCH_FETCH=0 BENCH_KEEP=1 ...     as for bench/run.sh
 set -u
-cd "$(dirname "$0")/.." || exit 1
-: "${BOLTCC_BUILDDIR:=$(pwd)/build/normal}"
-export BOLTCC_BUILDDIR
-if [ ! -x "$BOLTCC_BUILDDIR/boltcc" ] || [ ! -x "$BOLTCC_BUILDDIR/boltccd" ]; then
-	echo "bench: no build in $BOLTCC_BUILDDIR; run 'sh setup.sh' first" >&2
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh"
 exec python3 bench/pump.py "$@"

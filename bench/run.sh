@@ -7,11 +7,5 @@
 #   BENCH_PART=A sh bench/run.sh       only the per-job cost
 #   BENCH_N=100 BENCH_FETCH=0 ...      fewer jobs; don't try apt-get source
 set -u
-cd "$(dirname "$0")/.." || exit 1
-: "${BOLTCC_BUILDDIR:=$(pwd)/build/normal}"
-export BOLTCC_BUILDDIR
-if [ ! -x "$BOLTCC_BUILDDIR/boltcc" ] || [ ! -x "$BOLTCC_BUILDDIR/boltccd" ]; then
-	echo "bench: no build in $BOLTCC_BUILDDIR; run 'sh setup.sh' first" >&2
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh"
 exec python3 bench/bench.py "$@"

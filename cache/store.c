@@ -1551,40 +1551,38 @@ bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd)
 	(void)fcntl(fd, F_SETLK, &fl);
 }
 
+/* 1 if the blob file of key exists under blobdir, or a stat fails for
+ * another reason than its absence (then a lookup tells what is wrong). */
+static int
+blob_maybe(const char *blobdir, const char *key)
+{
+	struct stat sb;
+	char *p = blob_path_in(blobdir, key);
+	int r = stat(p, &sb) == 0 || errno != ENOENT;
+
+	free(p);
+	return r;
+}
+
 int
 bc_cache_blob_exists(const struct bc_cache *c, const char *key)
 {
-	struct stat sb;
-	char *p;
-	int r;
-
-	if (!bc_hash_is_hex(key))
-		return 0;
-	p = bc_cache_blob_path(c, key);
-	r = stat(p, &sb) == 0 || errno != ENOENT;
-	free(p);
-	return r;
+	return bc_hash_is_hex(key) && blob_maybe(c->blobdir, key);
 }
 
 int
 bc_cache_probe(const char *dir, const char *key)
 {
 	struct flock fl;
-	struct stat sb;
 	char *p;
 	int fd, r;
 
 	if (!bc_hash_is_hex(key))
 		return BC_CACHE_PROBE_MAYBE;	/* let the full lookup say why */
 	p = xasprintf("%s/blobs", dir);
-	{
-		char *b = blob_path_in(p, key);
-
-		free(p);
-		r = stat(b, &sb);
-		free(b);
-	}
-	if (r == 0 || errno != ENOENT)
+	r = blob_maybe(p, key);
+	free(p);
+	if (r)
 		return BC_CACHE_PROBE_MAYBE;
 	p = xasprintf("%s/" BC_CACHE_LOCKFILE, dir);
 	fd = lockfile_open(p, 0, NULL);

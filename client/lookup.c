@@ -95,32 +95,103 @@ bc_lookup_note_failed(const struct bc_hostlist *hl,
 	}
 }
 
+/* A daemon answers a lookup at once: a slow answer costs more than a
+ * miss, and a hung host must not hold the job. */
+static int
+lookup_timeout(int io_timeout_ms)
+{
+	return io_timeout_ms <= 0 || io_timeout_ms > BC_LOOKUP_IO_TIMEOUT_MS ?
+	    BC_LOOKUP_IO_TIMEOUT_MS : io_timeout_ms;
+}
+
+/* The bytes of a LOOKUP (host NULL) or LOCATE of key. */
+static int
+encode_lookup(const char *key, const char *host, uint32_t flags,
+    struct bc_buf *out, char *err)
+{
+	struct bc_request req;
+	int r;
+
+	bc_request_init(&req);
+	req.proto = BC_PROTO_BOLT;
+	req.kind = host != NULL ? BC_RQST_LOCATE : BC_RQST_LOOKUP;
+	req.key = xstrdup(key);
+	req.flags = flags;
+	if (host != NULL)
+		req.loc_host = xstrdup(host);
+	r = bc_proto_write_request_head(out, &req, err);
+	bc_request_free(&req);
+	return r;
+}
+
+/* Connect to host i and send out: the connection, or -1 with the failure
+ * noted in res. */
+static int
+send_lookup(const struct bc_hostlist *hl, size_t i, const struct bc_buf *out,
+    int connect_timeout_ms, int io_timeout_ms, struct bc_lookup_result *res)
+{
+	const struct bc_host *h = &hl->v[i];
+	struct bc_io io;
+	char e[BC_ERRLEN];
+	int fd = -1, r;
+
+	if ((r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, e))
+	    != BC_OK) {
+		bc_debug("cache lookup on %s: %s", h->spec, e);
+		note_failed(res, i, r == BC_ERR_TIMEOUT ? BC_ERR_TIMEOUT :
+		    BC_ERR_NOENT);
+		return -1;
+	}
+	bc_io_init(&io, fd, fd, io_timeout_ms);
+	if ((r = bc_io_write_buf(&io, out, e)) != BC_OK) {
+		bc_debug("cache lookup on %s: %s", h->spec, e);
+		note_failed(res, i, r);
+		close(fd);
+		return -1;
+	}
+	res->sent += io.bytes_out;
+	res->asked++;
+	return fd;
+}
+
+/* Read host i's answer on fd (then closed).  A failure is noted in res,
+ * except a refusal, which is an answer (an older daemon). */
+static int
+read_lookup(const struct bc_hostlist *hl, size_t i, int fd, int kind,
+    int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res)
+{
+	struct bc_io io;
+	char e[BC_ERRLEN];
+	int r;
+
+	bc_io_init(&io, fd, fd, io_timeout_ms);
+	r = bc_proto_read_reply(&io, BC_PROTO_BOLT, kind, rep, e);
+	res->received += io.bytes_in;
+	close(fd);
+	if (r != BC_OK) {
+		bc_debug("cache lookup on %s: %s", hl->v[i].spec, e);
+		if (r != BC_ERR_DENIED && r != BC_ERR_BUSY)
+			note_failed(res, i, r);
+	}
+	return r;
+}
+
 int
 bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
     ssize_t owner, const char *key, int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err)
 {
-	struct bc_request req;
 	struct bc_buf out;
 	size_t *order, n = 0, i;
 	int *fds, r;
 
-	/* a daemon answers a lookup at once: a slow answer costs more than
-	 * a miss, and a hung host must not hold the job */
-	if (io_timeout_ms <= 0 || io_timeout_ms > BC_LOOKUP_IO_TIMEOUT_MS)
-		io_timeout_ms = BC_LOOKUP_IO_TIMEOUT_MS;
+	io_timeout_ms = lookup_timeout(io_timeout_ms);
 	memset(res, 0, sizeof(*res));
 	res->hit_host = -1;
 	bc_reply_init(rep);
-	bc_request_init(&req);
-	req.proto = BC_PROTO_BOLT;
-	req.kind = BC_RQST_LOOKUP;
-	req.key = xstrdup(key);
 	bc_buf_init(&out, 256);
-	r = bc_proto_write_request_head(&out, &req, err);
-	bc_request_free(&req);
-	if (r != BC_OK) {
+	if ((r = encode_lookup(key, NULL, 0, &out, err)) != BC_OK) {
 		bc_buf_free(&out);
 		return r;
 	}
@@ -132,61 +203,24 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 		if (cand[i] && (ssize_t)i != owner)
 			order[n++] = i;
 	/* Send every request first: the daemons look up in parallel. */
-	for (i = 0; i < n; i++) {
-		const struct bc_host *h = &hl->v[order[i]];
-		struct bc_io io;
-		char e[BC_ERRLEN];
-		int rr;
-
-		fds[i] = -1;
-		if ((rr = bc_ssh_connect_host(h, connect_timeout_ms, &fds[i],
-		    e)) != BC_OK) {
-			bc_debug("cache lookup on %s: %s", h->spec, e);
-			note_failed(res, order[i], rr == BC_ERR_TIMEOUT ?
-			    BC_ERR_TIMEOUT : BC_ERR_NOENT);
-			fds[i] = -1;
-			continue;
-		}
-		bc_io_init(&io, fds[i], fds[i], io_timeout_ms);
-		if ((rr = bc_io_write_buf(&io, &out, e)) != BC_OK) {
-			bc_debug("cache lookup on %s: %s", h->spec, e);
-			note_failed(res, order[i], rr);
-			close(fds[i]);
-			fds[i] = -1;
-			continue;
-		}
-		res->sent += io.bytes_out;
-		res->asked++;
-	}
+	for (i = 0; i < n; i++)
+		fds[i] = send_lookup(hl, order[i], &out, connect_timeout_ms,
+		    io_timeout_ms, res);
 	bc_buf_free(&out);
 	r = BC_ERR_NOENT;
 	for (i = 0; i < n; i++) {
-		const struct bc_host *h = &hl->v[order[i]];
-		struct bc_io io;
-		char e[BC_ERRLEN];
-		int rr;
-
 		if (fds[i] < 0)
 			continue;
 		if (r == BC_OK) {	/* already hit: drop the others */
 			close(fds[i]);
 			continue;
 		}
-		bc_io_init(&io, fds[i], fds[i], io_timeout_ms);
 		bc_reply_free(rep);
-		rr = bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_LOOKUP, rep,
-		    e);
-		res->received += io.bytes_in;
-		close(fds[i]);
-		if (rr != BC_OK) {
-			bc_debug("cache lookup on %s: %s", h->spec, e);
-			/* a refusal (older daemon) is an answer, not a fault */
-			if (rr != BC_ERR_DENIED && rr != BC_ERR_BUSY)
-				note_failed(res, order[i], rr);
+		if (read_lookup(hl, order[i], fds[i], BC_RQST_LOOKUP,
+		    io_timeout_ms, rep, res) != BC_OK)
 			continue;
-		}
 		if (rep->miss) {
-			bc_debug("cache miss on %s", h->spec);
+			bc_debug("cache miss on %s", hl->v[order[i]].spec);
 			continue;
 		}
 		res->hit_host = (ssize_t)order[i];
@@ -217,39 +251,29 @@ bc_lookup_host_name(const struct bc_host *h, char *out, size_t outlen)
 	    BC_OK : BC_ERR_LIMIT;
 }
 
-/* One request to one host and its reply (kind: the request's). */
+/* A LOOKUP (host NULL) or LOCATE of key at host i and its answer. */
 static int
-ask_one(const struct bc_host *h, const struct bc_request *req,
-    int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,
-    struct bc_lookup_result *res, char *err)
+ask_one(const struct bc_hostlist *hl, size_t i, const char *key,
+    const char *host, uint32_t flags, int connect_timeout_ms,
+    int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
+    char *err)
 {
 	struct bc_buf out;
-	struct bc_io io;
-	int fd = -1, r;
+	int fd, r;
 
 	bc_reply_init(rep);
 	bc_buf_init(&out, 512);
-	if ((r = bc_proto_write_request_head(&out, req, err)) != BC_OK) {
+	if ((r = encode_lookup(key, host, flags, &out, err)) != BC_OK) {
 		bc_buf_free(&out);
 		return r;
 	}
-	if ((r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err))
-	    != BC_OK) {
-		bc_buf_free(&out);
-		return r == BC_ERR_TIMEOUT ? BC_ERR_TIMEOUT : BC_ERR_NOENT;
-	}
-	bc_io_init(&io, fd, fd, io_timeout_ms);
-	r = bc_io_write_buf(&io, &out, err);
+	fd = send_lookup(hl, i, &out, connect_timeout_ms, io_timeout_ms, res);
 	bc_buf_free(&out);
-	if (r == BC_OK) {
-		res->asked++;
-		r = bc_proto_read_reply(&io, BC_PROTO_BOLT, req->kind, rep,
-		    err);
-	}
-	res->sent += io.bytes_out;
-	res->received += io.bytes_in;
-	close(fd);
-	return r;
+	if (fd < 0)
+		return bc_seterr(err, BC_ERR_NOENT, "%s: no connection",
+		    hl->v[i].spec);
+	return read_lookup(hl, i, fd, host != NULL ? BC_RQST_LOCATE :
+	    BC_RQST_LOOKUP, io_timeout_ms, rep, res);
 }
 
 static ssize_t
@@ -272,82 +296,51 @@ bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err)
 {
-	struct bc_request req;
 	char name[BC_MAX_LOC_HOST + 2];
 	ssize_t there;
 	int r;
 
-	if (io_timeout_ms <= 0 || io_timeout_ms > BC_LOOKUP_IO_TIMEOUT_MS)
-		io_timeout_ms = BC_LOOKUP_IO_TIMEOUT_MS;
+	io_timeout_ms = lookup_timeout(io_timeout_ms);
 	memset(res, 0, sizeof(*res));
 	res->hit_host = -1;
 	name[0] = '\0';
 	if (at >= 0 && (size_t)at != owner && bc_lookup_host_name(&hl->v[at],
 	    name, sizeof(name)) != BC_OK)
 		name[0] = '\0';
-	bc_request_init(&req);
-	req.proto = BC_PROTO_BOLT;
-	req.kind = BC_RQST_LOCATE;
-	req.key = xstrdup(key);
-	req.loc_host = xstrdup(name);
-	r = ask_one(&hl->v[owner], &req, connect_timeout_ms, io_timeout_ms,
-	    rep, res, err);
-	if (r != BC_OK) {
-		bc_request_free(&req);
+	r = ask_one(hl, owner, key, name, 0, connect_timeout_ms,
+	    io_timeout_ms, rep, res, err);
+	if (r != BC_OK) {	/* failed (noted), or an older boltccd */
 		bc_reply_free(rep);
-		/* a refusal is an older boltccd (no LOCATE): not a fault */
-		if (r != BC_ERR_DENIED && r != BC_ERR_BUSY)
-			note_failed(res, owner, r);
 		return bc_seterr(err, BC_ERR_NOTSUP, "%s: no LOCATE answer",
 		    hl->v[owner].spec);
 	}
 	if (!rep->miss) {
-		bc_request_free(&req);
 		res->hit_host = (ssize_t)owner;
 		return BC_OK;
 	}
 	if (rep->locn == NULL) {
-		bc_request_free(&req);
 		bc_reply_free(rep);
 		return bc_seterr(err, BC_ERR_NOENT, "not in the farm's caches");
 	}
 	there = host_named(hl, cand, rep->locn);
 	bc_debug("cache: %.16s is on %s per its owner", key, rep->locn);
 	bc_reply_free(rep);
-	if (there < 0 || (size_t)there == owner) {
-		bc_request_free(&req);
+	if (there < 0 || (size_t)there == owner)
 		return bc_seterr(err, BC_ERR_NOTSUP, "the owner names a host "
 		    "not in this list");
-	}
-	{
-		struct bc_request lk;
-
-		bc_request_init(&lk);
-		lk.proto = BC_PROTO_BOLT;
-		lk.kind = BC_RQST_LOOKUP;
-		lk.key = xstrdup(key);
-		r = ask_one(&hl->v[there], &lk, connect_timeout_ms,
-		    io_timeout_ms, rep, res, err);
-		bc_request_free(&lk);
-	}
-	if (r == BC_OK && !rep->miss) {
-		bc_request_free(&req);
+	if (ask_one(hl, (size_t)there, key, NULL, 0, connect_timeout_ms,
+	    io_timeout_ms, rep, res, err) == BC_OK && !rep->miss) {
 		res->hit_host = there;
 		return BC_OK;
 	}
-	if (r != BC_OK && r != BC_ERR_DENIED && r != BC_ERR_BUSY)
-		note_failed(res, (size_t)there, r);
 	bc_reply_free(rep);
 	/* The location was wrong (evicted, failed, gone): record ours. */
-	req.flags = BC_LOCATE_REPLACE;
-	if (ask_one(&hl->v[owner], &req, connect_timeout_ms, io_timeout_ms,
-	    rep, res, err) == BC_OK && !rep->miss) {
-		bc_request_free(&req);
+	if (ask_one(hl, owner, key, name, BC_LOCATE_REPLACE, connect_timeout_ms,
+	    io_timeout_ms, rep, res, err) == BC_OK && !rep->miss) {
 		res->hit_host = (ssize_t)owner;	/* stored meanwhile */
 		return BC_OK;
 	}
 	bc_reply_free(rep);
-	bc_request_free(&req);
 	return bc_seterr(err, BC_ERR_NOENT, "not on %s, where its owner "
 	    "placed it", hl->v[there].spec);
 }

@@ -504,6 +504,17 @@ cache_candidates(const struct job *j, const struct bc_hostlist *hl)
  * yet) if nobody has it; every candidate only when the owner cannot tell.
  * Host failures are noted and the bytes counted.  BC_OK: a hit in rep.
  */
+/* After asking hosts: back off the ones that failed, count the bytes. */
+static void
+lookup_done(struct job *j, const struct bc_hostlist *hl,
+    const struct bc_lookup_result *res)
+{
+	bc_lookup_note_failed(hl, res, j->cfg->lockdir,
+	    j->cfg->backoff_period, &j->stats);
+	bc_cstats_add(&j->stats, "bytes_sent", (long long)res->sent);
+	bc_cstats_add(&j->stats, "bytes_received", (long long)res->received);
+}
+
 static int
 ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
     ssize_t owner, ssize_t at, const char *key, struct bc_reply *rep,
@@ -514,24 +525,15 @@ ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
 	r = bc_lookup_locate(hl, cand, (size_t)owner, at, key,
 	    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res, err);
 	if (r == BC_ERR_NOTSUP) {
-		struct bc_lookup_result first = *res;
-
 		bc_debug("cache: %.16s: %s; asking every host", key, err);
-		if (first.nfailed > 0)
+		if (res->nfailed > 0)
 			cand[owner] = 0;	/* it just failed */
-		bc_lookup_note_failed(hl, &first, j->cfg->lockdir,
-		    j->cfg->backoff_period, &j->stats);
-		bc_cstats_add(&j->stats, "bytes_sent", (long long)first.sent);
-		bc_cstats_add(&j->stats, "bytes_received",
-		    (long long)first.received);
+		lookup_done(j, hl, res);
 		r = bc_lookup_fanout(hl, cand, owner, key,
 		    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res,
 		    err);
 	}
-	bc_lookup_note_failed(hl, res, j->cfg->lockdir,
-	    j->cfg->backoff_period, &j->stats);
-	bc_cstats_add(&j->stats, "bytes_sent", (long long)res->sent);
-	bc_cstats_add(&j->stats, "bytes_received", (long long)res->received);
+	lookup_done(j, hl, res);
 	return r;
 }
 
@@ -576,6 +578,26 @@ lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
 }
 
 /*
+ * A hit whose outputs were written (r, err: how that went): replay its
+ * messages, count it, free rep; *rc is the job's exit code, also
+ * returned.
+ */
+static int
+hit_done(struct job *j, struct bc_reply *rep, int r, const char *err,
+    int *rc)
+{
+	if (r != BC_OK) {
+		bc_reply_free(rep);
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		return *rc = BC_EXIT_IO_ERROR;
+	}
+	replay_reply(j, rep);
+	bc_reply_free(rep);
+	bc_cstats_add(&j->stats, "cache_hits", 1);
+	return *rc = 0;
+}
+
+/*
  * Ask the farm's caches for this job (doc/cache.md).  Returns 1 with *rc
  * set if a hit was written out (or writing it failed); 0 to compile,
  * with ident (the compiler identity, "" if unknown) and *owner (the
@@ -616,17 +638,8 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 	}
 	bc_debug("cache hit %.16s on %s for %s", key,
 	    host_label(&hl->v[res.hit_host]), j->plan.source);
-	if (write_outputs(j, &rep, err) != BC_OK) {
-		bc_reply_free(&rep);
-		fprintf(stderr, "boltcc: error: %s\n", err);
-		*rc = BC_EXIT_IO_ERROR;
-		return 1;
-	}
-	replay_reply(j, &rep);
-	bc_reply_free(&rep);
-	bc_cstats_add(&j->stats, "cache_hits", 1);
-	direct_record(j, doti);
-	*rc = 0;
+	if (hit_done(j, &rep, write_outputs(j, &rep, err), err, rc) == 0)
+		direct_record(j, doti);
 	return 1;
 }
 
@@ -661,16 +674,7 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 	r = write_outputs(j, &rep, err);
 	if (r == BC_OK)
 		r = bc_cpump_write_deps(p, &rep, err);
-	if (r != BC_OK) {
-		bc_reply_free(&rep);
-		fprintf(stderr, "boltcc: error: %s\n", err);
-		*rc = BC_EXIT_IO_ERROR;
-		return 1;
-	}
-	replay_reply(j, &rep);
-	bc_reply_free(&rep);
-	bc_cstats_add(&j->stats, "cache_hits", 1);
-	*rc = 0;
+	(void)hit_done(j, &rep, r, err, rc);
 	return 1;
 }
 
@@ -722,20 +726,11 @@ direct_lookup(struct job *j, const struct bc_hostlist *hl, int *rc)
 	    bc_buf_len(&dotd) > 0)
 		r = bc_write_file_atomic(j->plan.dep_file, bc_buf_data(&dotd),
 		    bc_buf_len(&dotd), output_mode(), err);
-	if (r != BC_OK) {
-		bc_reply_free(&rep);
-		fprintf(stderr, "boltcc: error: %s\n", err);
-		*rc = BC_EXIT_IO_ERROR;
-		goto out;
-	}
-	if (bc_buf_len(&cpperr) > 0)
+	if (r == BC_OK && bc_buf_len(&cpperr) > 0)	/* the preprocessor's */
 		write_all(STDERR_FILENO, bc_buf_data(&cpperr),
 		    bc_buf_len(&cpperr));
-	replay_reply(j, &rep);
-	bc_reply_free(&rep);
-	bc_cstats_add(&j->stats, "cache_hits", 1);
-	bc_cstats_add(&j->stats, "cache_hits_direct", 1);
-	*rc = 0;
+	if (hit_done(j, &rep, r, err, rc) == 0)
+		bc_cstats_add(&j->stats, "cache_hits_direct", 1);
 out:
 	bc_buf_free(&dotd);
 	bc_buf_free(&cpperr);

@@ -66,10 +66,11 @@ bc_remote_fault_counter(int r, const char *why)
 	}
 }
 
-/* $DIR/state/beat_<host>: the host sent heartbeats within the hour. */
+/* $DIR/state/<what>_<host>: what the client remembers of a host
+ * (beat: it sent heartbeats within the hour; probe: what it is). */
 static int
-beat_path(const char *statedir, const struct bc_host *h, char *out,
-    size_t outlen)
+host_state_path(const char *statedir, const char *what,
+    const struct bc_host *h, char *out, size_t outlen)
 {
 	char key[512];
 	int n;
@@ -77,7 +78,7 @@ beat_path(const char *statedir, const struct bc_host *h, char *out,
 	if (statedir == NULL ||
 	    bc_hostsel_host_key(h, key, sizeof(key)) != BC_OK)
 		return BC_ERR_LIMIT;
-	n = snprintf(out, outlen, "%s/beat_%s", statedir, key);
+	n = snprintf(out, outlen, "%s/%s_%s", statedir, what, key);
 	return n >= 0 && (size_t)n < outlen ? BC_OK : BC_ERR_LIMIT;
 }
 
@@ -93,7 +94,7 @@ bc_remote_beat_known(const char *statedir, const struct bc_host *h)
 	 * not DISTCC_IO_TIMEOUT. */
 	if (h->bolt == BC_BOLT_YES)
 		return 1;
-	if (beat_path(statedir, h, path, sizeof(path)) != BC_OK ||
+	if (host_state_path(statedir, "beat", h, path, sizeof(path)) != BC_OK ||
 	    stat(path, &st) != 0 || st.st_mtime > now + 60 ||
 	    st.st_mtime + BC_PROBE_TTL_SEC < now)
 		return 0;
@@ -105,7 +106,7 @@ bc_remote_beat_remember(const char *statedir, const struct bc_host *h)
 {
 	char path[4096];
 
-	if (beat_path(statedir, h, path, sizeof(path)) == BC_OK &&
+	if (host_state_path(statedir, "beat", h, path, sizeof(path)) == BC_OK &&
 	    bc_write_file_atomic(path, "beat\n", 5, 0644, NULL) != BC_OK)
 		bc_debug("cannot write %s", path);
 }
@@ -247,19 +248,6 @@ bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
 	return BC_OK;
 }
 
-static int
-probe_path(const char *statedir, const struct bc_host *h, char *out,
-    size_t outlen)
-{
-	char key[512];
-	int n;
-
-	if (bc_hostsel_host_key(h, key, sizeof(key)) != BC_OK)
-		return BC_ERR_LIMIT;
-	n = snprintf(out, outlen, "%s/probe_%s", statedir, key);
-	return n >= 0 && (size_t)n < outlen ? BC_OK : BC_ERR_LIMIT;
-}
-
 int
 bc_remote_probe_cached(const char *statedir, const struct bc_host *h)
 {
@@ -268,7 +256,7 @@ bc_remote_probe_cached(const char *statedir, const struct bc_host *h)
 	struct stat st;
 	int ans = -1;
 
-	if (probe_path(statedir, h, path, sizeof(path)) != BC_OK)
+	if (host_state_path(statedir, "probe", h, path, sizeof(path)) != BC_OK)
 		return -1;
 	if (stat(path, &st) != 0)
 		return -1;
@@ -296,7 +284,7 @@ bc_remote_probe_remember(const char *statedir, const struct bc_host *h,
 	char path[4096];
 	const char *text = is_bolt ? "bolt\n" : "distcc\n";
 
-	if (probe_path(statedir, h, path, sizeof(path)) != BC_OK)
+	if (host_state_path(statedir, "probe", h, path, sizeof(path)) != BC_OK)
 		return;
 	if (bc_write_file_atomic(path, text, strlen(text), 0644, NULL) != BC_OK)
 		bc_debug("cannot write %s", path);

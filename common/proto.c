@@ -524,6 +524,25 @@ bc_proto_read_request(struct bc_io *io, struct bc_request *req, char *err)
 }
 
 int
+bc_proto_bolt_kind(const void *p, size_t n)
+{
+	struct bc_buf in;
+	struct src s;
+	char t[5];
+	uint32_t v;
+	int kind = -1;
+
+	bc_buf_view(&in, p, n);
+	src_init(&s, NULL, &in);
+	if (src_hdr(&s, "BOLT", t, &v, NULL) == BC_OK &&
+	    v == BC_BOLT_VERSION && src_hdr(&s, "RQST", t, &v, NULL) == BC_OK &&
+	    v <= BC_RQST_LOCATE)
+		kind = (int)v;
+	src_free(&s);
+	return kind;
+}
+
+int
 bc_proto_parse_request(struct bc_buf *in, const struct bc_proto_limits *lim,
     struct bc_request *req, char *err)
 {

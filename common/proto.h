@@ -168,6 +168,9 @@ int bc_proto_read_reply_lim(struct bc_io *io, int proto, int kind,
  * is consumed up to the end of the message, trailing bytes are left. */
 int bc_proto_parse_request(struct bc_buf *in, const struct bc_proto_limits *lim,
     struct bc_request *req, char *err);
+/* The kind of a BOLT request from its first 24 bytes (enum bc_rqst), or
+ * -1 (not BOLT, another version, an unknown kind, too few bytes). */
+int bc_proto_bolt_kind(const void *p, size_t n);
 int bc_proto_parse_reply(struct bc_buf *in, int proto, int kind,
     const struct bc_proto_limits *lim, struct bc_reply *rep, char *err);
 

@@ -1050,11 +1050,9 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 	 * and compile, without the index (the miss is counted with the
 	 * store).  Look again under the lock: it may have been stored in
 	 * between. */
-	if (bc_cache_probe(j->conf->cache_dir, j->key) ==
-	    BC_CACHE_PROBE_ABSENT && bc_cache_inflight_try(j->cache, j->key,
-	    &j->inflight_fd, e) == BC_OK) {
-		/* (not bc_cache_probe: closing its descriptor of the lock
-		 * file would drop the lock just taken) */
+	if (!bc_cache_blob_exists(j->cache, j->key) &&
+	    bc_cache_inflight_try(j->cache, j->key, &j->inflight_fd, e) ==
+	    BC_OK) {
 		if (!bc_cache_blob_exists(j->cache, j->key)) {
 			j->miss_pending = 1;
 			return 0;
@@ -1264,7 +1262,7 @@ miss:
 }
 
 int
-bc_job_answer_miss(const struct bc_job_conf *conf, int fd,
+bc_job_answer_absent(const struct bc_job_conf *conf, int fd,
     struct bc_cache_loc *rec)
 {
 	uint8_t in[BC_MAX_LOOKUP_PEEK];
@@ -1276,7 +1274,8 @@ bc_job_answer_miss(const struct bc_job_conf *conf, int fd,
 
 	rec->key[0] = '\0';
 	n = recv(fd, in, sizeof(in), MSG_PEEK | MSG_DONTWAIT);
-	if (n <= 0)
+	/* every job connection comes here: only a lookup is parsed */
+	if (n <= 0 || !BC_RQST_IS_LOOKUP(bc_proto_bolt_kind(in, (size_t)n)))
 		return 0;
 	bc_buf_view(&view, in, (size_t)n);
 	bc_request_init(&req);

@@ -79,7 +79,7 @@ void bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
  * blocks, never opens the cache index.  When the key's location changes,
  * rec->key is set (else it is ""): the caller records rec.
  */
-int bc_job_answer_miss(const struct bc_job_conf *conf, int fd,
+int bc_job_answer_absent(const struct bc_job_conf *conf, int fd,
     struct bc_cache_loc *rec);
 
 #endif

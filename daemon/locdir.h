@@ -24,7 +24,7 @@
 
 #include "common/limits.h"
 
-#define BC_LOCDIR_SLOTS (1u << 18)	/* keys remembered (~5 MiB) */
+#define BC_LOCDIR_SLOTS (1u << 18)	/* keys remembered (6 MiB) */
 #define BC_LOCDIR_HOSTS 1024		/* distinct host names */
 #define BC_LOCDIR_PROBE 8		/* slots searched per key */
 

@@ -392,7 +392,7 @@ accept_jobs(struct server *s, int lfd)
 		s->st.tcp_accept++;
 		/* Most of a farm's lookups miss: answer those here, without
 		 * a worker (nothing else is read here; see job.h). */
-		if ((r = bc_job_answer_miss(&s->jc, fd, &rec)) != 0) {
+		if ((r = bc_job_answer_absent(&s->jc, fd, &rec)) != 0) {
 			if (rec.key[0] != '\0')
 				apply_location(s, rec.key, rec.host);
 			if (r > 0) {

@@ -143,38 +143,15 @@ def describe(reply):
     return tok
 
 
-def key_of(ident, cdir, flags, doti, argv):
-    drop_val = {"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics"}
-    drop = {"-MD", "-MMD", "-MP", "-MG"}
-    keep_val = {"-x", "-include", "-imacros", "-idirafter", "-iprefix",
-                "-iwithprefix", "-iwithprefixbefore", "-isystem", "-isystem-after",
-                "-isysroot", "-iquote", "-iframework", "-ivfsoverlay", "-include-pch",
-                "-I", "-D", "-U", "-L", "-A", "-F", "-Xclang", "-Xlinker",
-                "-Xassembler", "-Xpreprocessor", "-Xanalyzer", "-target", "-arch",
-                "--param", "-mllvm", "-T", "-u", "-z", "--sysroot", "-gcc-toolchain"}
-    words = [os.path.basename(argv[0])]
-    i = 1
+def wants_debug(argv):
+    """Whether argv asks for debug info (doc/cache.md: then cwd is keyed)."""
     debug = False
-    while i < len(argv):
-        a = argv[i]
-        if a in drop_val:
-            i += 2
-            continue
-        if a in drop or any(a.startswith(p) and len(a) > len(p)
-                            for p in ("-o", "-MF", "-MT", "-MQ", "-MJ")):
-            i += 1
-            continue
-        words.append(a)
-        if a in keep_val and i + 1 < len(argv):
-            words.append(argv[i + 1])
-            i += 1
-        i += 1
     skip = False
     for a in argv[1:]:
         if skip:
             skip = False
             continue
-        if a in keep_val or a in drop_val:
+        if a in KEEP_VAL or a in DROP_VAL:
             skip = True
             continue
         if not a.startswith("-g"):
@@ -187,17 +164,29 @@ def key_of(ident, cdir, flags, doti, argv):
             pass
         else:
             debug = True
+    return debug
+
+
+def key_head(tag, ident, flags, argv):
+    """Both keys start alike (cache/key.c hash_head): the hash so far and
+    the function that adds a NUL-terminated field."""
     h = hashlib.sha256()
 
     def f(s):
         h.update(s.encode() + b"\0")
-    f("boltcc-cache-key-v1")
+    words = key_words(argv)
+    f(tag)
     f(ident)
     f("flags %d" % (flags & 1))
     f("argc %d" % len(words))
     for w in words:
         f(w)
-    if debug:
+    return h, f
+
+
+def key_of(ident, cdir, flags, doti, argv):
+    h, f = key_head("boltcc-cache-key-v1", ident, flags, argv)
+    if wants_debug(argv):
         if cdir is not None:
             f("cdir")
             f(cdir)
@@ -211,15 +200,13 @@ def key_of(ident, cdir, flags, doti, argv):
 
 
 def key_words(argv):
-    """The normalized argv and the debug flag (doc/cache.md)."""
-    drop_val = {"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics"}
+    """The normalized argv (doc/cache.md)."""
     drop = {"-MD", "-MMD", "-MP", "-MG"}
-    keep_val = KEEP_VAL
     words = [os.path.basename(argv[0])]
     i = 1
     while i < len(argv):
         a = argv[i]
-        if a in drop_val:
+        if a in DROP_VAL:
             i += 2
             continue
         if a in drop or any(a.startswith(p) and len(a) > len(p)
@@ -227,13 +214,14 @@ def key_words(argv):
             i += 1
             continue
         words.append(a)
-        if a in keep_val and i + 1 < len(argv):
+        if a in KEEP_VAL and i + 1 < len(argv):
             words.append(argv[i + 1])
             i += 1
         i += 1
     return words
 
 
+DROP_VAL = {"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics"}
 KEEP_VAL = {"-x", "-include", "-imacros", "-idirafter", "-iprefix",
             "-iwithprefix", "-iwithprefixbefore", "-isystem", "-isystem-after",
             "-isysroot", "-iquote", "-iframework", "-ivfsoverlay", "-include-pch",
@@ -245,22 +233,12 @@ KEEP_VAL = {"-x", "-include", "-imacros", "-idirafter", "-iprefix",
 def pump_key_of(ident, cdir, flags, argv, entries):
     """The pump key as doc/cache.md ("Pump keys") defines it.  entries:
     (kind 'F'|'L'|'D', absolute path, hex hash | link target | '')."""
-    words = key_words(argv)
-    h = hashlib.sha256()
-
-    def f(s):
-        h.update(s.encode() + b"\0")
-    f("boltcc-pump-key-v1")
-    f(ident)
-    f("flags %d" % (flags & 1))
-    f("argc %d" % len(words))
-    for w in words:
-        f(w)
+    h, f = key_head("boltcc-pump-key-v1", ident, flags, argv)
     # the .d shape (no -MD/-MMD here: the tests' pump jobs want none)
     if any(a in ("-MD", "-MMD") for a in argv):
         die("pump_key_of: .d shape not modelled here")
     f("nodeps")
-    if any(a.startswith("-g") and a not in ("-g0",) for a in argv):
+    if wants_debug(argv):
         die("pump_key_of: debug info not modelled here")
     f("nodebug")
     recs = []

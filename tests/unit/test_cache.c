@@ -322,6 +322,18 @@ pk_key(const struct pk *k, char out[BC_HASH_HEXLEN + 1])
 	free(copy);
 }
 
+/* The key of the base job in cwd, with args instead of its argv if not
+ * NULL (k is left as that job). */
+static void
+pk_at(struct pk *k, const char *cwd, const char *args,
+    char out[BC_HASH_HEXLEN + 1])
+{
+	pk_base(k, cwd);
+	if (args != NULL)
+		k->args = args;
+	pk_key(k, out);
+}
+
 START_TEST(test_pump_key)
 {
 	char base[BC_HASH_HEXLEN + 1], other[BC_HASH_HEXLEN + 1];
@@ -346,38 +358,25 @@ START_TEST(test_pump_key)
 	};
 	size_t i;
 
-	pk_base(&k, "/home/a/src");
-	pk_key(&k, base);
+	pk_at(&k, "/home/a/src", NULL, base);
 	ck_assert(bc_hash_is_hex(base));
 
 	/* another working copy, no debug info: shared */
-	pk_base(&k, "/work/b/project");
-	pk_key(&k, other);
+	pk_at(&k, "/work/b/project", NULL, other);
 	ck_assert_str_eq(base, other);
 	/* ... also with -g0 last */
-	pk_base(&k, "/work/b/project");
-	k.args = "gcc -O2 -g -g0 -c hello.c -o hello.o";
-	pk_key(&k, other);
-	pk_base(&k, "/home/a/src");
-	k.args = "gcc -O2 -g -g0 -c hello.c -o hello.o";
-	pk_key(&k, base);
+	pk_at(&k, "/work/b/project", "gcc -O2 -g -g0 -c hello.c -o hello.o", other);
+	pk_at(&k, "/home/a/src", "gcc -O2 -g -g0 -c hello.c -o hello.o", base);
 	ck_assert_str_eq(base, other);
 	/* with -g the working directory splits it */
-	pk_base(&k, "/home/a/src");
-	k.args = "gcc -O2 -g -c hello.c -o hello.o";
-	pk_key(&k, base);
-	pk_base(&k, "/work/b/project");
-	k.args = "gcc -O2 -g -c hello.c -o hello.o";
-	pk_key(&k, other);
+	pk_at(&k, "/home/a/src", "gcc -O2 -g -c hello.c -o hello.o", base);
+	pk_at(&k, "/work/b/project", "gcc -O2 -g -c hello.c -o hello.o", other);
 	ck_assert_str_ne(base, other);
 	/* ... but the same directory with -g shares */
-	pk_base(&k, "/home/a/src");
-	k.args = "gcc -O2 -g -c hello.c -o obj/hello.o";
-	pk_key(&k, other);
+	pk_at(&k, "/home/a/src", "gcc -O2 -g -c hello.c -o obj/hello.o", other);
 	ck_assert_str_eq(base, other);
 
-	pk_base(&k, "/home/a/src");
-	pk_key(&k, base);
+	pk_at(&k, "/home/a/src", NULL, base);
 	/* manifest order does not matter */
 	t = k.e[0];
 	k.e[0] = k.e[3];
@@ -422,8 +421,7 @@ START_TEST(test_pump_key)
 	k.e[2].name = "/opt/lib2/include/lib.h";
 	pk_key(&k, base);
 	ck_assert_str_eq(base, other);
-	pk_base(&k, "/home/a/src");
-	pk_key(&k, base);
+	pk_at(&k, "/home/a/src", NULL, base);
 	/* a link target, a link or a directory more or less */
 	pk_base(&k, "/home/a/src");
 	k.e[3].target = "../usr/include";
@@ -470,9 +468,7 @@ START_TEST(test_pump_key_deps)
 	ck_assert_int_eq(bc_cache_pump_deps_wanted(d4, 5), 0);
 
 	/* the .d file's name does not split the key, its target does */
-	pk_base(&k, "/home/a/src");
-	k.args = "gcc -O2 -MD -MF a.d -MT hello.o -c hello.c -o hello.o";
-	pk_key(&k, a);
+	pk_at(&k, "/home/a/src", "gcc -O2 -MD -MF a.d -MT hello.o -c hello.c -o hello.o", a);
 	k.args = "gcc -O2 -MD -MF obj/b.d -MT hello.o -c hello.c -o x.o";
 	pk_key(&k, b);
 	ck_assert_str_eq(a, b);
@@ -999,7 +995,7 @@ START_TEST(test_probe)
 	ck_assert_int_eq(write(down[1], "g", 1), 1);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	/* a blob that cannot be stat'ed for another reason is "maybe" */
+	/* a malformed key is "maybe": the full lookup says what is wrong */
 	ck_assert_int_eq(bc_cache_probe(dir, "not-a-key"), BC_CACHE_PROBE_MAYBE);
 	close(up[0]);
 	close(up[1]);

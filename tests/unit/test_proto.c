@@ -1006,6 +1006,18 @@ START_TEST(bolt_locate)
 	    "CKEY00000040", 36) == 0);
 	ck_assert(memcmp(bc_buf_data(&out) + 100, "FLAG00000001"
 	    "HOST0000000d10.0.0.2:3632", 37) == 0);
+	/* the kind from the first 24 bytes (the daemon's parent) */
+	ck_assert_int_eq(bc_proto_bolt_kind(bc_buf_data(&out), 24),
+	    BC_RQST_LOCATE);
+	ck_assert_int_eq(bc_proto_bolt_kind(bc_buf_data(&out), 23), -1);
+	ck_assert_int_eq(bc_proto_bolt_kind("BOLT00000001RQST00000001", 24),
+	    BC_RQST_COMPILE);
+	ck_assert_int_eq(bc_proto_bolt_kind("BOLT00000001RQST00000009", 24),
+	    -1);
+	ck_assert_int_eq(bc_proto_bolt_kind("BOLT00000002RQST00000003", 24),
+	    -1);
+	ck_assert_int_eq(bc_proto_bolt_kind("DIST00000001ARGC00000002", 24),
+	    -1);
 	bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
 	ck_assert_int_eq(bc_proto_parse_request(&in, NULL, &req, err), BC_OK);
 	ck_assert_int_eq(req.kind, BC_RQST_LOCATE);
