@@ -490,20 +490,6 @@ cache_candidates(const struct job *j, const struct bc_hostlist *hl)
 	return cand;
 }
 
-/*
- * The routing shared by every cache lookup of a job with this key: finds
- * the key's owner among the BOLT hosts (*owner, -1 if none), and when the
- * only cache to ask is the host the job goes to (`here`), says so (*inl:
- * the compile request itself asks, FLAG_HIT_MARK).  Otherwise asks every
- * candidate (bc_lookup_fanout).  Returns 1 with *rep and *res filled on a
- * hit; 0 for no lookup, an inline one, or a miss (counted).
- */
-/*
- * Ask the key's owner, which knows where its keys went (doc/cache.md,
- * "Locations"), telling it the job goes to host `at` (-1: not chosen
- * yet) if nobody has it; every candidate only when the owner cannot tell.
- * Host failures are noted and the bytes counted.  BC_OK: a hit in rep.
- */
 /* After asking hosts: back off the ones that failed, count the bytes. */
 static void
 lookup_done(struct job *j, const struct bc_hostlist *hl,
@@ -515,6 +501,12 @@ lookup_done(struct job *j, const struct bc_hostlist *hl,
 	bc_cstats_add(&j->stats, "bytes_received", (long long)res->received);
 }
 
+/*
+ * Ask the key's owner, which knows where its keys went (doc/cache.md,
+ * "Locations"), telling it the job goes to host `at` (-1: not chosen
+ * yet) if nobody has it; every candidate only when the owner cannot tell.
+ * Host failures are noted and the bytes counted.  BC_OK: a hit in rep.
+ */
 static int
 ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
     ssize_t owner, ssize_t at, const char *key, struct bc_reply *rep,
@@ -537,6 +529,14 @@ ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
 	return r;
 }
 
+/*
+ * The routing shared by every cache lookup of a job with this key: finds
+ * the key's owner among the BOLT hosts (*owner, -1 if none), and when the
+ * only cache to ask is the host the job goes to (`here`), says so (*inl:
+ * the compile request itself asks, FLAG_HIT_MARK).  Otherwise asks the
+ * farm (ask_farm).  Returns 1 with *rep and *res filled on a
+ * hit; 0 for no lookup, an inline one, or a miss (counted).
+ */
 static int
 lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
     size_t here, ssize_t *owner, int *inl, struct bc_reply *rep,
@@ -564,9 +564,6 @@ lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
 		*inl = 1;
 		return 0;
 	}
-	if (getenv("EXP_OWNER_ONLY") != NULL)
-		for (i = 0; i < hl->n; i++)
-			cand[i] = (ssize_t)i == *owner;
 	r = ask_farm(j, hl, cand, *owner, (ssize_t)here, key, rep, res, err);
 	free(cand);
 	if (r != BC_OK) {

@@ -314,7 +314,7 @@ install_signals(void)
 }
 
 static void
-worker_main(struct server *s, int fd, const char *peer)
+worker_main(struct server *s, int fd, const char *peer, int tcp)
 {
 	int i;
 
@@ -329,6 +329,13 @@ worker_main(struct server *s, int fd, const char *peer)
 	srv_sig_wr = -1;
 	close(s->ev_rd);
 	set_nonblock(fd, 0);
+	/* A client whose machine or link went away stops answering: the
+	 * worker's read or write fails within seconds (keepalive, and
+	 * unacknowledged data), not after --io-timeout, and its slot is
+	 * free again (tests/cluster/t_liveness.sh). */
+	if (tcp)
+		bc_io_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
+		    BC_TCP_KEEPCNT, BC_TCP_USER_TIMEOUT_MS);
 	bc_job_serve(&s->jc, fd, fd, peer);
 	close(fd);
 	_exit(0);
@@ -428,7 +435,8 @@ accept_jobs(struct server *s, int lfd)
 			continue;
 		}
 		if (pid == 0)
-			worker_main(s, fd, peer);
+			worker_main(s, fd, peer, ss.ss_family == AF_INET ||
+			    ss.ss_family == AF_INET6);
 		close(fd);
 		if (s->nw == s->wcap) {
 			s->wcap *= 2;
