@@ -472,25 +472,41 @@ waiter_close(struct waiter *w)
 	w->ahead = 0;
 }
 
-/* Sleep until a slot is released or ms pass. */
-static void
+/*
+ * Sleep until this waiter is handed a release, or ms pass.  Each release
+ * writes one byte and each waiter takes at most one: poll wakes every
+ * waiter, but only the one that reads the byte scans the slots again;
+ * the others sleep on (a release must not make N waiters scan the hosts'
+ * lock files N times: measured, that cost 3 ms of CPU per job with 8
+ * waiters).
+ */
+static int
 waiter_sleep(struct waiter *w, int ms)
 {
 	struct pollfd pfd;
-	char drain[256];
+	int64_t end = bc_now_ms() + ms, left = ms;
+	char b;
 
 	if (w->rfd < 0) {
 		sleep_ms(ms);
-		return;
+		return 0;
 	}
-	pfd.fd = w->rfd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	if (poll(&pfd, 1, ms) > 0 && (pfd.revents & POLLIN) != 0)
-		while (read(w->rfd, drain, sizeof(drain)) > 0)
-			;
-	else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-		sleep_ms(ms);	/* a FIFO that cannot wait: time only */
+	while (left > 0) {
+		pfd.fd = w->rfd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			return 0;	/* time is up (or a signal) */
+		if ((pfd.revents & POLLIN) != 0) {
+			if (read(w->rfd, &b, 1) == 1)
+				return 1;	/* ours: look at the slots */
+		} else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			sleep_ms((int)left);	/* a FIFO that cannot wait */
+			return 0;
+		}
+		left = end - bc_now_ms();
+	}
+	return 0;
 }
 
 static void
@@ -539,13 +555,25 @@ take_slot(const struct bc_hostlist *hl, size_t i, const char *lockdir,
 	return 0;
 }
 
+/* A usable host with a slot free in this scan? */
+static int
+any_free(const struct bc_hostsel_cand *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].usable && c[i].busy < c[i].slots)
+			return 1;
+	return 0;
+}
+
 int
 bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
     const unsigned char *tried, int backoff_period, int64_t max_wait_ms,
     struct bc_slot *out, char *err)
 {
 	int64_t start = bc_now_ms();
-	int delay = PICK_SLEEP_MIN_MS, r = BC_OK, races = 0;
+	int delay = PICK_SLEEP_MIN_MS, r = BC_OK, races = 0, handed = 0;
 	struct bc_hostsel_cand *cand;
 	struct waiter w = { -1, -1, -1, 0 };
 
@@ -627,9 +655,18 @@ bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 		waiter_open(&w, lockdir);
 		{
 			int64_t left = max_wait_ms - (bc_now_ms() - start);
+			int ms = left < delay ? (int)(left > 0 ? left : 1) :
+			    delay;
 
-			waiter_sleep(&w, left < delay ? (int)(left > 0 ?
-			    left : 1) : delay);
+			if (handed && any_free(cand, hl->n)) {
+				/* handed a release, but we wait for a faster
+				 * host: pass the free slot on to the next
+				 * waiter, and sleep by the clock this once */
+				wake_waiters();
+				sleep_ms(ms);
+				handed = 0;
+			} else
+				handed = waiter_sleep(&w, ms);
 		}
 		delay *= 2;
 		if (delay > PICK_SLEEP_MAX_MS)

@@ -759,6 +759,84 @@ prefer_owner(struct job *j, const struct bc_hostlist *hl, size_t owner,
 	free(only);
 }
 
+/*
+ * Plain mode's local half: run the preprocessor into doti.  Returns 0
+ * to go on; 1 when the job is done here (*rc set: the user's cpp error,
+ * or compiled locally); -1 when the preprocessor could not be run
+ * (*why: compile locally).
+ */
+static int
+prepare_plain(struct job *j, struct bc_buf *doti, int *rc, const char **why)
+{
+	char err[BC_ERRLEN];
+	int r, st;
+
+	j->cpp_start = (int64_t)time(NULL);
+	r = run_cpp(j, doti, &st, err);
+	if (r != BC_OK) {
+		bc_warn(r == BC_ERR_LIMIT ? "cannot read preprocessed output: "
+		    "%s" : "cannot run the preprocessor: %s", err);
+		*why = r == BC_ERR_LIMIT ? "cpp-output" : "cpp-run";
+		return -1;
+	}
+	if (st != 0) {
+		/* The user's error, not the farm's. */
+		replay_buf(&j->cpp_err, STDERR_FILENO);
+		bc_cstats_add(&j->stats, "jobs_cpp_error", 1);
+		*rc = bc_local_exit_code(st);
+		return 1;
+	}
+	if (contains(bc_buf_data(doti), bc_buf_len(doti), "@import") ||
+	    contains(bc_buf_data(doti), bc_buf_len(doti),
+	    "#pragma clang module import")) {
+		*rc = run_local(j, "modules");
+		return 1;
+	}
+	if (j->plan.dia_file != NULL && bc_buf_len(&j->cpp_err) > 0) {
+		/* The .dia would miss the preprocessor's diagnostics. */
+		*rc = run_local(j, "cpp-diagnostics");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether this job's local half can be done before a slot is taken: when
+ * every host of the list would get the same request (all known BOLT
+ * hosts, or all known stock distccd hosts, with the same pump choice, and
+ * no "localhost"), the preprocessor or the include scan, and direct
+ * mode's lookup, do not depend on the host.  Done first, they overlap
+ * the other jobs' compiles instead of holding a slot idle, and a direct
+ * hit needs no slot at all.  Sets *proto and *pump (pump mode wanted).
+ */
+static int
+host_independent(const struct job *j, const struct bc_hostlist *hl,
+    int *proto, int *pump)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < hl->n; i++) {
+		const struct bc_host *h = &hl->v[i];
+		int bolt, pr, pu;
+
+		if (h->kind != BC_HOST_TCP && h->kind != BC_HOST_SSH)
+			return 0;	/* localhost (or unknown): as it comes */
+		bolt = h->bolt == BC_BOLT_YES ? 1 : h->bolt == BC_BOLT_NO ?
+		    0 : bc_remote_probe_cached(j->cfg->statedir, h);
+		if (bolt < 0 || (!bolt && j->plan.dia_file != NULL))
+			return 0;	/* probed first; .dia: see run_remote */
+		pr = bolt ? BC_PROTO_BOLT : h->protocol == 1 ? 1 :
+		    h->protocol == 3 ? 3 : 2;
+		pu = pr == 3 || (bolt && (h->protocol == 3 ||
+		    (j->cfg->pump && !h->plain)));
+		if (n++ > 0 && (pr != *proto || pu != *pump))
+			return 0;
+		*proto = pr;
+		*pump = pu;
+	}
+	return n > 0;
+}
+
 /* The distributed path.  Returns the process exit code. */
 static int
 run_remote(struct job *j)
@@ -772,7 +850,7 @@ run_remote(struct job *j)
 	char *last_host = NULL;
 	char last_err[BC_ERRLEN];
 	int cpp_done = 0, host_failed = 0, dia_skipped = 0, rc = -1, r;
-	int looked_up = 0, inline_lookup = 0;
+	int looked_up = 0, inline_lookup = 0, eproto = 0, epump = 0;
 	struct bc_cpump pump;	/* pump mode (client/pump.c) */
 	int pump_state = 0;
 	char ident[BC_HASH_HEXLEN + 1];
@@ -816,6 +894,22 @@ run_remote(struct job *j)
 	tried = xcalloc(hl.n > 0 ? hl.n : 1, 1);
 	bc_cpump_init(&pump);
 
+	if (host_independent(j, &hl, &eproto, &epump) &&
+	    !(epump && bc_cpump_try(&pump, &pump_state, &j->plan, &j->argv,
+	    j->compiler_path, cfg->cwd, cfg->statedir,
+	    eproto == BC_PROTO_BOLT, &j->stats))) {
+		/* plain mode, whichever host: preprocess before a slot */
+		if (eproto == BC_PROTO_BOLT && cfg->cache &&
+		    direct_lookup(j, &hl, &rc))
+			goto out;
+		r = prepare_plain(j, &doti, &rc, &no_host_why);
+		if (r > 0)
+			goto out;
+		if (r < 0)
+			goto no_host;
+		cpp_done = 1;
+	}
+
 	for (;;) {
 		struct bc_slot slot = BC_SLOT_INIT;
 		struct bc_remote_job rj;
@@ -823,7 +917,7 @@ run_remote(struct job *j)
 		struct bc_reply rep;
 		const struct bc_host *h;
 		const char *why = NULL;
-		int proto = 1, st, pumping = 0;
+		int proto = 1, pumping = 0;
 		int64_t sent_at;	/* job time for host choice */
 
 		r = bc_hostsel_pick(&hl, cfg->lockdir, tried,
@@ -885,46 +979,14 @@ run_remote(struct job *j)
 			goto out;
 		}
 		if (!cpp_done && !pumping) {
-			j->cpp_start = (int64_t)time(NULL);
-			r = run_cpp(j, &doti, &st, err);
-			if (r == BC_ERR_LIMIT) {
+			r = prepare_plain(j, &doti, &rc, &no_host_why);
+			if (r != 0)
 				bc_hostsel_release(&slot);
-				bc_warn("cannot read preprocessed output: %s",
-				    err);
-				no_host_why = "cpp-output";
-				break;
-			}
-			if (r != BC_OK) {
-				bc_hostsel_release(&slot);
-				bc_warn("cannot run the preprocessor: %s", err);
-				no_host_why = "cpp-run";
-				break;
-			}
-			if (st != 0) {
-				/* The user's error, not the farm's. */
-				bc_hostsel_release(&slot);
-				replay_buf(&j->cpp_err, STDERR_FILENO);
-				bc_cstats_add(&j->stats, "jobs_cpp_error", 1);
-				rc = bc_local_exit_code(st);
+			if (r > 0)
 				goto out;
-			}
+			if (r < 0)
+				break;
 			cpp_done = 1;
-			if (contains(bc_buf_data(&doti), bc_buf_len(&doti),
-			    "@import") ||
-			    contains(bc_buf_data(&doti), bc_buf_len(&doti),
-			    "#pragma clang module import")) {
-				bc_hostsel_release(&slot);
-				rc = run_local(j, "modules");
-				goto out;
-			}
-			if (j->plan.dia_file != NULL &&
-			    bc_buf_len(&j->cpp_err) > 0) {
-				/* The .dia would miss the preprocessor's
-				 * diagnostics. */
-				bc_hostsel_release(&slot);
-				rc = run_local(j, "cpp-diagnostics");
-				goto out;
-			}
 		}
 
 		if (!looked_up && proto == BC_PROTO_BOLT && cfg->cache) {
@@ -1087,6 +1149,7 @@ host_failure:
 		bc_hostsel_release(&slot);
 	}
 
+no_host:
 	/* No host left: local fallback (or not, with DISTCC_FALLBACK=0). */
 	if (!cfg->fallback) {
 		if (host_failed)
