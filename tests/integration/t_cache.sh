@@ -97,7 +97,8 @@ sb=$(cstat $D1SPORT stores); hb=$(cstat $D1SPORT hits)
 check "-g: wc1 builds" build_g "$T/wc1" "$(new_client_dir)"
 check "-g: wc2 builds" build_g "$T/wc2" "$(new_client_dir)"
 sa=$(cstat $D1SPORT stores); ha=$(cstat $D1SPORT hits)
-check "-g: two working copies do not share ($sb -> $sa stores, $hb -> $ha hits)" [ "$sa" -eq $((sb + 2 * NUNITS)) ] && [ "$ha" -eq "$hb" ]
+[ "$sa" -eq $((sb + 2 * NUNITS)) ] && [ "$ha" -eq "$hb" ]
+check "-g: two working copies do not share ($sb -> $sa stores, $hb -> $ha hits)" [ $? -eq 0 ]
 rm -rf "$T/wc2/objg"
 CG=$(new_client_dir)
 check "-g: wc2 rebuilds" build_g "$T/wc2" "$CG"
@@ -258,7 +259,8 @@ ans=$($CT bolt $D1PORT lookup "$NOKEY")
 check "absent key: MISS ($ans)" [ "$ans" = MISS ]
 check "absent key: answered without a worker (lookup_fast $fb -> $($CT dstat $D1SPORT lookup_fast))" [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
 ans=$($CT bolt $D1PORT lookup "$KEY")
-check "present key: a worker serves the hit ($ans, lookup_fast unchanged)" [ "$ans" = STAT ] && [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
+[ "$ans" = STAT ] && [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
+check "present key: a worker serves the hit ($ans, lookup_fast unchanged)" [ $? -eq 0 ]
 for m in lookup-split lookup-twice lookup-trail; do
 	ans=$($CT bolt $D1PORT $m "$NOKEY")
 	note "$m: $ans"
@@ -379,7 +381,8 @@ C3=$(new_client_dir)
   done; wait )
 n=0; for u in $UNITS; do [ -s "$T/wc3/obj/$u.o" ] && n=$((n + 1)); done
 check "wc3 built in parallel on both daemons ($n objects)" [ $n -eq $NUNITS ]
-check "wc3: one miss and one store per unit on the farm ($(( $(dsum misses) - m0 )) misses, $(( $(dsum stores) - s0 )) stores)" [ $(( $(dsum misses) - m0 )) -eq $NUNITS ] && [ $(( $(dsum stores) - s0 )) -eq $NUNITS ]
+[ $(( $(dsum misses) - m0 )) -eq $NUNITS ] && [ $(( $(dsum stores) - s0 )) -eq $NUNITS ]
+check "wc3: one miss and one store per unit on the farm ($(( $(dsum misses) - m0 )) misses, $(( $(dsum stores) - s0 )) stores)" [ $? -eq 0 ]
 note "units per daemon: $(cstat $D1SPORT stores) / $(cstat $D2SPORT stores) stores in all"
 h0=$(dsum hits); s0=$(dsum stores); fb=$(( $($CT dstat $D1SPORT lookup_fast) + $($CT dstat $D2SPORT lookup_fast) ))
 ( cd "$T/wc4" && mkdir -p obj && for u in $UNITS; do
@@ -404,7 +407,8 @@ check "wc9 built with daemon 1 added" build "$T/wc9" "$(new_client_dir)"
 check "wc9: each unit either a hit or compiled once ($(( $(dsum hits) - h0 )) hits, $(( $(dsum stores) - s0 )) stores)" [ $(( $(dsum hits) - h0 + $(dsum stores) - s0 )) -eq $NUNITS ]
 h0=$(dsum hits); s0=$(dsum stores)
 check "wc10 built" build "$T/wc10" "$(new_client_dir)"
-check "wc10: all hits ($(( $(dsum hits) - h0 )))" [ $(( $(dsum hits) - h0 )) -eq $NUNITS ] && [ "$(dsum stores)" -eq "$s0" ]
+[ $(( $(dsum hits) - h0 )) -eq $NUNITS ] && [ "$(dsum stores)" -eq "$s0" ]
+check "wc10: all hits ($(( $(dsum hits) - h0 )))" [ $? -eq 0 ]
 # An owner that does not answer: the client asks every host.
 kill -STOP "$D1PID"
 h0=$(dsum hits)
@@ -422,7 +426,8 @@ i=0; while alive "$D1PID" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 start_boltccd --cache-dir "$D1CACHE" || die "restart daemon 1"
 D1PORT=$DPORT D1SPORT=$DSPORT D1PID=$DPID
 ans2=$($CT bolt $D1PORT locate "$LK" 0 "")
-check "a location survives a restart ($ans -> $ans2)" [ "$ans2" = "$ans" ] && [ "$ans" = "LOCN $D2NAME" ]
+[ "$ans2" = "$ans" ] && [ "$ans" = "LOCN $D2NAME" ]
+check "a location survives a restart ($ans -> $ans2)" [ $? -eq 0 ]
 
 log "--- statistics"
 BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS

@@ -8,7 +8,8 @@
 #      fallback;
 #   2. the slow host gets fewer jobs than an equal-sized fast one, and its
 #      recorded job time (EWMA in $DIR/lock/perf_*) is the larger;
-#   3. a host added to $DIR/hosts mid-build receives jobs.
+#   3. a host added to $DIR/hosts mid-build receives jobs;
+#   4. with every slot taken, a job preprocesses before it waits for one.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool xargs
@@ -138,4 +139,41 @@ a1=$(($(ok "$A_SPORT") - a0)); b1=$(($(ok "$B_SPORT") - b0))
 note "jobs: A=$a1 B=$b1 D=$d"
 check "phase 3: all 60 jobs ran on the daemons" [ $((a1 + b1 + d)) -eq 60 ]
 check "phase 3: the added host D received jobs" [ "$d" -gt 0 ]
+# --- 4: the local half before the slot ------------------------------------
+# With every host's request the same (all ",bolt"), boltcc preprocesses
+# first and only then waits for a slot: the wait overlaps other compiles.
+log "phase 4: A/1 held by a 2 s job; the next job preprocesses, then waits"
+jobs 201 201 2000
+mv "$T/list" "$T/list.201"
+jobs 202 202 50
+cat "$T/list.201" >>"$T/list"
+BOLTCC_HOSTS="127.0.0.1:$A_PORT/1,bolt"
+export BOLTCC_HOSTS
+(cd "$T/src" && DISTCC_FALLBACK=0 "$BOLTCC" "$FAKECC" -O2 -DFAKECC_MS=2000 \
+	-c s_201.c -o r_201.o) &
+hpid=$!
+lockf="$BOLTCC_DIR/lock/cpu_tcp_127.0.0.1_${A_PORT}_0"
+held() {	# is A's one slot locked by another process?
+	$PYTHON -c 'import fcntl, sys
+f = open(sys.argv[1], "r+")
+try:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError:
+    sys.exit(0)
+sys.exit(1)' "$lockf" 2>/dev/null
+}
+_i=0
+until held || [ $_i -ge 200 ]; do sleep 0.02; _i=$((_i + 1)); done
+check "phase 4: the 2 s job holds A's only slot" held
+(cd "$T/src" && DISTCC_FALLBACK=0 DISTCC_VERBOSE=1 "$BOLTCC" "$FAKECC" -O2 \
+	-DFAKECC_MS=50 -c s_202.c -o r_202.o) 2>"$T/p4.err"
+check "phase 4: the waiting job succeeded" [ $? -eq 0 ]
+wait $hpid
+check "phase 4: the holding job succeeded" [ $? -eq 0 ]
+check "phase 4: objects identical to local compiles" same_objects
+pre=$(grep -n 'preprocessing: ' "$T/p4.err" | head -n 1 | cut -d: -f1)
+took=$(grep -n 'took slot ' "$T/p4.err" | head -n 1 | cut -d: -f1)
+note "log lines: preprocessing at ${pre:-none}, took slot at ${took:-none}"
+in_order() { [ -n "$pre" ] && [ -n "$took" ] && [ "$pre" -lt "$took" ]; }
+check "phase 4: it preprocessed before it took the slot" in_order
 finish

@@ -151,9 +151,9 @@ check "ssh: the jobs counted as remote" [ "$(stat_of "$BOLTCC_DIR" jobs_remote_o
 L1=$(logins)
 check "ssh session reuse: 3 jobs + probe used 1 login ($L0 -> $L1)" \
 	[ $((L1 - L0)) -eq 1 ]
-check "ssh helper socket in \$DIR/ssh, dir mode 0700" \
-	[ -S "$BOLTCC_DIR/ssh/helper.sock" ] && \
+[ -S "$BOLTCC_DIR/ssh/helper.sock" ] && \
 	[ "$(ls -ld "$BOLTCC_DIR/ssh" | cut -c1-10)" = drwx------ ]
+check "ssh helper socket in \$DIR/ssh, dir mode 0700" [ $? -eq 0 ]
 
 log "--- many jobs in a row and in parallel reuse sessions"
 L0=$(logins)
@@ -204,8 +204,8 @@ refused() {
 		2>"$T/err.txt"
 	_rc=$?
 	_t1=$(date +%s)
-	check "$_label: falls back to a local compile (rc $_rc)" \
-		[ $_rc = 0 ] && [ -s r.o ]
+	[ $_rc = 0 ] && [ -s r.o ]
+	check "$_label: falls back to a local compile (rc $_rc)" [ $? -eq 0 ]
 	if grep -q -- "$_pat" "$T/err.txt"; then
 		pass "$_label: message says: $(head -c 300 "$T/err.txt")"
 	else
@@ -289,8 +289,8 @@ ssh_same "mux plain -O2" "@farm:$D,bolt" -O2 -g0
 ssh_same "mux pump -O2" "@farm:$D,cpp,lzo,bolt" -O2 -g0
 check "mux pump: sent in pump mode" [ "$(stat_of "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
 M1=$(starts -- --mux); I1=$(starts -- --inetd)
-check "plain + pump: one --mux start, no --inetd ($((M1 - M0)), $((I1 - I0)))" \
-	[ $((M1 - M0)) = 1 ] && [ $((I1 - I0)) = 0 ]
+[ $((M1 - M0)) = 1 ] && [ $((I1 - I0)) = 0 ]
+check "plain + pump: one --mux start, no --inetd ($((M1 - M0)), $((I1 - I0)))" [ $? -eq 0 ]
 
 log "--- the remote boltccd --mux killed mid-build: the build still succeeds"
 BOLTCC_DIR=$(new_client_dir)
@@ -312,8 +312,8 @@ while [ $_i -lt 400 ]; do
 	[ -n "$_mpid" ] && pgrep -P "$_mpid" >/dev/null 2>&1 && break
 	_i=$((_i + 1)); sleep 0.05
 done
-check "kill: found the session's boltccd --mux with workers (pid $_mpid)" \
-	[ -n "$_mpid" ] && pgrep -P "$_mpid" >/dev/null 2>&1
+[ -n "$_mpid" ] && pgrep -P "$_mpid" >/dev/null 2>&1
+check "kill: found the session's boltccd --mux with workers (pid $_mpid)" [ $? -eq 0 ]
 [ -n "$_mpid" ] && kill -KILL "$_mpid" 2>/dev/null
 for _j in $_jobs; do wait "$_j"; done
 _bad=0
@@ -345,8 +345,8 @@ for _k in 1 2 3 4 5; do
 	ssh_same "inetd-only remote, job $_k" "@farm:$OLD,bolt" -O2 -g0
 done
 _om=$(grep -c -e --mux "$T/old.calls"); _oi=$(grep -c -e --inetd "$T/old.calls")
-check "inetd-only remote: --mux tried once ($_om), then --inetd per job ($_oi)" \
-	[ "$_om" = 1 ] && [ "$_oi" = 5 ]
+[ "$_om" = 1 ] && [ "$_oi" = 5 ]
+check "inetd-only remote: --mux tried once ($_om), then --inetd per job ($_oi)" [ $? -eq 0 ]
 
 log "--- hostile frames against boltccd --mux (muxdrive.py)"
 mkdir -p "$T/tmp"
@@ -397,7 +397,8 @@ if [ -n "$SSHD_PID" ]; then
 	BOLTCC_HOSTS="@farm:$D,bolt" timeout 60 "$BOLTCC" gcc -O2 -c hello.c -o r.o 2>"$T/err.txt"
 	_rc=$?
 	_t1=$(date +%s)
-	check "sshd gone: local fallback (rc $_rc)" [ $_rc = 0 ] && [ -s r.o ]
+	[ $_rc = 0 ] && [ -s r.o ]
+	check "sshd gone: local fallback (rc $_rc)" [ $? -eq 0 ]
 	check "sshd gone: under 20 s" [ $((_t1 - _t0)) -lt 20 ]
 	check "sshd gone: warning names the host" grep -q "@farm" "$T/err.txt"
 fi
