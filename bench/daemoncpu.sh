@@ -3,7 +3,8 @@
 # and the compilers they run included), on loopback: two boltccd with
 # caches, N sequential jobs of the test compiler (tests/cluster/fakecc,
 # 0 ms), every source new (every job a cache miss).  Reads the daemons'
-# own and reaped children's CPU from /proc/<pid>/stat before and after.
+# own, their reaped children's and their live children's (the cache
+# keeper's) CPU from /proc before and after.
 # Linux only (procfs).  Not part of `make check`.
 #
 #   sh bench/daemoncpu.sh [BUILD_DIR [N [BOLTCCD_ARGS...]]]
@@ -52,9 +53,15 @@ done
 BOLTCC_HOSTS="127.0.0.1:$P1/2,bolt 127.0.0.1:$P2/2,bolt"
 BOLTCC_DIR=$T/client DISTCC_FALLBACK=0
 export BOLTCC_HOSTS BOLTCC_DIR DISTCC_FALLBACK
+# a daemon's own and reaped children's ticks, plus those of its children
+# still alive (the cache keeper lives as long as the daemon)
 ticks() {
 	for p in $P1 $P2; do
-		awk '{ print $14 + $15 + $16 + $17 }' "/proc/$(cat "$T/pid-$p")/stat"
+		d=$(cat "$T/pid-$p")
+		awk '{ print $14 + $15 + $16 + $17 }' "/proc/$d/stat"
+		for s in /proc/[0-9]*/stat; do
+			awk -v d="$d" '{ sub(/^.*\) /, ""); if ($2 == d) print $12 + $13 + $14 + $15 }' "$s" 2>/dev/null
+		done
 	done | awk '{ s += $1 } END { print s }'
 }
 "$B/boltcc" fakecc -c s0.c -o s0.o || exit 1	# first use: identities

@@ -835,14 +835,15 @@ bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
 		return dberr(c, err, "lookup");
-	if (!found)
+	/* No row: a blob whose row the keeper has not written yet is
+	 * served all the same (verified like any other). */
+	if (!found && !bc_cache_blob_exists(c, key))
 		return bc_seterr(err, BC_ERR_NOENT, "not in the cache");
 	path = bc_cache_blob_path(c, key);
 	bc_buf_init(&raw, BC_BUF_CEILING);
 	sub[0] = '\0';
 	r = bc_read_file(path, BC_BUF_CEILING, &raw, sub);
-	free(path);
-	if (r == BC_OK && (int64_t)bc_buf_len(&raw) != size)
+	if (r == BC_OK && found && (int64_t)bc_buf_len(&raw) != size)
 		r = bc_seterr(sub, BC_ERR_CORRUPT,
 		    "blob is %zu bytes, index says %lld", bc_buf_len(&raw),
 		    (long long)size);
@@ -855,20 +856,26 @@ bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
 	}
 	bc_buf_free(&raw);
 	if (r == BC_ERR_NOENT) {
+		free(path);
 		/* Row without blob (a crash between the two): forget it. */
-		drop_entry(c, key, created, 0);
+		if (found)
+			drop_entry(c, key, created, 0);
 		return bc_seterr(err, BC_ERR_NOENT, "blob missing: %s", sub);
 	}
 	if (r != BC_OK) {
 		int corrupt = r == BC_ERR_CORRUPT;
 
-		if (corrupt || r == BC_ERR_IO)
+		if (found && (corrupt || r == BC_ERR_IO))
 			drop_entry(c, key, created, 1);
+		else if (corrupt)
+			(void)unlink(path);
 		if (corrupt)
 			(void)bc_cache_count(c, "corrupt", 1);
+		free(path);
 		bc_cache_blob_free(b);
 		return bc_seterr(err, corrupt ? BC_ERR_CORRUPT : r, "%s", sub);
 	}
+	free(path);
 	b->created = created;
 	return BC_OK;
 }
@@ -976,85 +983,137 @@ write_blob(const char *path, const struct bc_buf *b, char *err)
 	return BC_OK;
 }
 
+int
+bc_cache_put_blob(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, int miss, struct bc_cache_stored *rec,
+    char *err)
+{
+	struct bc_buf blob;
+	char *path;
+	int r, i;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!bc_hash_is_hex(key))
+		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
+	for (i = 0; i < NSECT; i++)
+		rec->osize += (int64_t)bc_buf_len(csect(e, i));
+	bc_buf_init(&blob, BC_BUF_CEILING);
+	r = bc_cache_blob_encode(e, 1, &blob, err);
+	if (r == BC_OK) {
+		path = bc_cache_blob_path(c, key);
+		r = write_blob(path, &blob, err);
+		free(path);
+	}
+	if (r != BC_OK) {
+		bc_buf_free(&blob);
+		(void)bc_cache_count(c, "store_errors", 1);
+		return r;
+	}
+	memcpy(rec->key, key, BC_HASH_HEXLEN);
+	rec->size = (int64_t)bc_buf_len(&blob);
+	rec->created = (int64_t)time(NULL);
+	rec->compile_ms = e->compile_ms;
+	rec->miss = miss != 0;
+	bc_buf_free(&blob);
+	return BC_OK;
+}
+
+/* The rows of one batch, in the caller's transaction; *added: bytes. */
+static int
+index_rows(struct bc_cache *c, const struct bc_cache_stored *v, size_t n,
+    int64_t *added, char *err)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	size_t i;
+	int r = BC_OK;
+
+	*added = 0;
+	if (prep(c, "SELECT size FROM entries WHERE key=?1", &sel, err)
+	    != BC_OK || prep(c, "INSERT OR REPLACE INTO entries(key,size,"
+	    "osize,created,last_used,seq,hits,compile_ms) VALUES(?1,?2,?3,"
+	    "?4,?4,(SELECT COALESCE(MAX(seq),0)+1 FROM entries),0,?5)", &ins,
+	    err) != BC_OK) {
+		sqlite3_finalize(sel);
+		return BC_ERR_IO;
+	}
+	for (i = 0; i < n && r == BC_OK; i++) {
+		int64_t old = 0;
+
+		if (!bc_hash_is_hex(v[i].key) || v[i].size < 0) {
+			r = bc_seterr(err, BC_ERR_INVAL, "bad stored record");
+			break;
+		}
+		sqlite3_reset(sel);
+		sqlite3_bind_text(sel, 1, v[i].key, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(sel) == SQLITE_ROW)
+			old = sqlite3_column_int64(sel, 0);
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, v[i].key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(ins, 2, v[i].size);
+		sqlite3_bind_int64(ins, 3, v[i].osize);
+		sqlite3_bind_int64(ins, 4, v[i].created);
+		sqlite3_bind_int64(ins, 5, v[i].compile_ms);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			r = dberr(c, err, "insert");
+		*added += v[i].size - old;
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	return r;
+}
+
+int
+bc_cache_index_stored(struct bc_cache *c, const struct bc_cache_stored *v,
+    size_t n, char *err)
+{
+	int64_t added = 0, misses = 0;
+	size_t i;
+	int r;
+
+	if (n == 0)
+		return BC_OK;
+	for (i = 0; i < n; i++)
+		misses += v[i].miss != 0;
+	if ((r = begin(c, err)) == BC_OK) {
+		r = index_rows(c, v, n, &added, err);
+		if (r == BC_OK && (add_to(c, "state", "stored_bytes", added)
+		    != BC_OK || add_to(c, "counters", "stores", (int64_t)n)
+		    != BC_OK || (misses > 0 &&
+		    (add_to(c, "counters", "requests", misses) != BC_OK ||
+		    add_to(c, "counters", "misses", misses) != BC_OK))))
+			r = dberr(c, err, "insert");
+		if (r == BC_OK)
+			r = commit(c, err);
+		else
+			rollback(c);
+	}
+	if (r != BC_OK) {
+		/* No row was written: take the blobs away again. */
+		for (i = 0; i < n; i++) {
+			char *path;
+
+			if (!bc_hash_is_hex(v[i].key))
+				continue;
+			path = bc_cache_blob_path(c, v[i].key);
+			(void)unlink(path);
+			free(path);
+		}
+		(void)bc_cache_count(c, "store_errors", (int64_t)n);
+		return r;
+	}
+	if ((uint64_t)get_value(c, "state", "stored_bytes") > c->max_bytes)
+		(void)bc_cache_evict(c, c->max_bytes, NULL, NULL);
+	return BC_OK;
+}
+
 static int
 put_entry(struct bc_cache *c, const char *key,
     const struct bc_cache_entry *e, int miss, char *err)
 {
-	struct bc_buf blob;
-	sqlite3_stmt *st;
-	char *path;
-	int64_t now = (int64_t)time(NULL), old = 0, osize = 0;
-	int r, i, rc;
+	struct bc_cache_stored rec;
+	int r = bc_cache_put_blob(c, key, e, miss, &rec, err);
 
-	if (!bc_hash_is_hex(key))
-		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
-	for (i = 0; i < NSECT; i++)
-		osize += (int64_t)bc_buf_len(csect(e, i));
-	bc_buf_init(&blob, BC_BUF_CEILING);
-	if ((r = bc_cache_blob_encode(e, 1, &blob, err)) != BC_OK) {
-		bc_buf_free(&blob);
-		(void)bc_cache_count(c, "store_errors", 1);
-		return r;
-	}
-	path = bc_cache_blob_path(c, key);
-	r = write_blob(path, &blob, err);
-	if (r != BC_OK) {
-		free(path);
-		bc_buf_free(&blob);
-		(void)bc_cache_count(c, "store_errors", 1);
-		return r;
-	}
-	if ((r = begin(c, err)) != BC_OK)
-		goto fail;
-	if (prep(c, "SELECT size FROM entries WHERE key=?1", &st, err)
-	    != BC_OK) {
-		r = BC_ERR_IO;
-		rollback(c);
-		goto fail;
-	}
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		old = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (prep(c, "INSERT OR REPLACE INTO entries(key,size,osize,created,"
-	    "last_used,seq,hits,compile_ms) VALUES(?1,?2,?3,?4,?4,"
-	    "(SELECT COALESCE(MAX(seq),0)+1 FROM entries),0,?5)", &st, err)
-	    != BC_OK) {
-		r = BC_ERR_IO;
-		rollback(c);
-		goto fail;
-	}
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, (int64_t)bc_buf_len(&blob));
-	sqlite3_bind_int64(st, 3, osize);
-	sqlite3_bind_int64(st, 4, now);
-	sqlite3_bind_int64(st, 5, e->compile_ms);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE ||
-	    add_to(c, "state", "stored_bytes",
-	    (int64_t)bc_buf_len(&blob) - old) != BC_OK ||
-	    add_to(c, "counters", "stores", 1) != BC_OK ||
-	    (miss && (add_to(c, "counters", "requests", 1) != BC_OK ||
-	    add_to(c, "counters", "misses", 1) != BC_OK))) {
-		r = dberr(c, err, "insert");
-		rollback(c);
-		goto fail;
-	}
-	if ((r = commit(c, err)) != BC_OK)
-		goto fail;
-	free(path);
-	bc_buf_free(&blob);
-	if ((uint64_t)get_value(c, "state", "stored_bytes") > c->max_bytes)
-		(void)bc_cache_evict(c, c->max_bytes, NULL, NULL);
-	return BC_OK;
-fail:
-	/* The row was not written: take the blob away again. */
-	(void)unlink(path);
-	free(path);
-	bc_buf_free(&blob);
-	(void)bc_cache_count(c, "store_errors", 1);
-	return r;
+	return r != BC_OK ? r : bc_cache_index_stored(c, &rec, 1, err);
 }
 
 int
@@ -1179,6 +1238,40 @@ struct scan_ctx {
 	struct bc_cache_check *out;
 };
 
+/* A verified blob without a row gets one (its stores were counted). */
+static int
+adopt_blob(struct bc_cache *c, const char *key, const char *path)
+{
+	struct bc_cache_stored rec;
+	struct bc_cache_blob b;
+	struct stat sb;
+	int64_t added = 0;
+	int r, i;
+
+	bc_cache_blob_init(&b);
+	memset(&rec, 0, sizeof(rec));
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    bc_read_file(path, BC_BUF_CEILING, &b.data, NULL) != BC_OK ||
+	    blob_check(bc_buf_data(&b.data), bc_buf_len(&b.data), b.size,
+	    b.off, b.zlen, &rec.compile_ms, NULL) != BC_OK) {
+		bc_cache_blob_free(&b);
+		return BC_ERR_CORRUPT;
+	}
+	memcpy(rec.key, key, BC_HASH_HEXLEN);
+	rec.size = (int64_t)bc_buf_len(&b.data);
+	for (i = 0; i < NSECT; i++)
+		rec.osize += (int64_t)b.size[i];
+	rec.created = (int64_t)sb.st_mtime;
+	bc_cache_blob_free(&b);
+	if ((r = begin(c, NULL)) != BC_OK)
+		return r;
+	if ((r = index_rows(c, &rec, 1, &added, NULL)) == BC_OK &&
+	    (r = add_to(c, "state", "stored_bytes", added)) == BC_OK)
+		return commit(c, NULL);
+	rollback(c);
+	return r;
+}
+
 /* One blob directory: temp files and blobs without rows. */
 static void
 scan_dir(struct bc_cache *c, const char *dir, void *arg)
@@ -1207,7 +1300,11 @@ scan_dir(struct bc_cache *c, const char *dir, void *arg)
 		}
 		if (bad && x->repair) {
 			fp = xasprintf("%s/%s", dir, n);
-			(void)unlink(fp);
+			if (bc_hash_is_hex(n) && strncmp(n, ab, 2) == 0 &&
+			    adopt_blob(c, n, fp) == BC_OK)
+				x->out->adopted++;
+			else
+				(void)unlink(fp);
 			free(fp);
 		}
 	}
@@ -1308,6 +1405,10 @@ bc_cache_reconcile(struct bc_cache *c, int repair, int verify,
 			goto out;
 	}
 	scan_blobs(c, repair, out);
+	if (out->adopted > 0) {
+		out->entries += out->adopted;
+		out->bytes = (uint64_t)get_value(c, "state", "stored_bytes");
+	}
 	if (repair)
 		r = bc_cache_evict(c, c->max_bytes, &out->evicted, err);
 	if (r == BC_OK && out->evicted > 0) {

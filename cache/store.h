@@ -114,6 +114,7 @@ struct bc_cache_check {
 	uint64_t bytes;		/* their blob bytes */
 	uint64_t orphan_rows;	/* rows without a blob */
 	uint64_t orphan_blobs;	/* blobs without a row */
+	uint64_t adopted;	/* of those, verified and indexed (repair) */
 	uint64_t temp_files;	/* leftovers of interrupted writes */
 	uint64_t bad_size;	/* blob size differs from its row */
 	uint64_t corrupt;	/* blobs failing verification (verify only) */
@@ -178,13 +179,39 @@ int bc_cache_put(struct bc_cache *c, const char *key,
  * transaction (a compile that looked the key up without the index). */
 int bc_cache_put_miss(struct bc_cache *c, const char *key,
     const struct bc_cache_entry *e, char *err);
+/*
+ * The two halves of a store, so that a daemon's worker can leave the
+ * index to one process that keeps it open (daemon/keeper.h):
+ * bc_cache_put_blob writes the blob (temp file and rename) and fills rec;
+ * bc_cache_index_stored writes the rows of n such records in one
+ * transaction (counting the stores, and the misses of records with miss
+ * set), then evicts beyond the size limit; if it fails, their blobs are
+ * removed and store_errors counted.  A blob whose row is still on its way
+ * is served already (bc_cache_lookup); a crash before the row is written
+ * loses that blob at the next start (bc_cache_reconcile).
+ */
+struct bc_cache_stored {
+	char key[BC_HASH_HEXLEN + 1];
+	int64_t size;		/* blob bytes */
+	int64_t osize;		/* uncompressed bytes */
+	int64_t created;	/* time(NULL) */
+	int64_t compile_ms;
+	int32_t miss;		/* also count a request and its miss */
+};
+int bc_cache_put_blob(struct bc_cache *c, const char *key,
+    const struct bc_cache_entry *e, int miss, struct bc_cache_stored *rec,
+    char *err);
+int bc_cache_index_stored(struct bc_cache *c,
+    const struct bc_cache_stored *v, size_t n, char *err);
 /* Evict least recently used entries until the blobs take <= max_bytes. */
 int bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
     char *err);
 /*
  * Make index and files agree: rows without blobs and blobs whose size
- * differs from their row are removed, blobs without rows and temp files
- * are deleted, the byte total is recomputed, then eviction to the limit.
+ * differs from their row are removed, blobs without rows are indexed if
+ * they verify (a crash came between a blob and its row) and deleted
+ * otherwise, temp files are deleted, the byte total is recomputed, then
+ * eviction to the limit.
  * With repair = 0 only counts; with verify = 1 every blob is decoded and
  * a bad one is counted (and removed when repairing).
  */
@@ -225,6 +252,9 @@ int bc_cache_inflight_try(struct bc_cache *c, const char *key, int *fd,
     char *err);
 void bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd);
 
+/* 1 if key's blob file exists (or cannot be told apart from existing),
+ * 0 if it does not: a stat, safe while holding in-flight locks. */
+int bc_cache_blob_exists(const struct bc_cache *c, const char *key);
 /*
  * Without opening the index: BC_CACHE_PROBE_ABSENT if the cache in dir
  * cannot have key (no blob, nobody compiling it), else
@@ -232,9 +262,6 @@ void bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd);
  * farm's clients, most of which miss.  The caller must not hold
  * in-flight locks on this cache (it opens and closes the lock file).
  */
-/* 1 if key's blob file exists (or cannot be told apart from existing),
- * 0 if it does not: a stat, safe while holding in-flight locks. */
-int bc_cache_blob_exists(const struct bc_cache *c, const char *key);
 #define BC_CACHE_PROBE_ABSENT 0
 #define BC_CACHE_PROBE_MAYBE 1
 int bc_cache_probe(const char *dir, const char *key);

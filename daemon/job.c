@@ -43,6 +43,7 @@
 #include "common/util.h"
 #include "common/wire.h"
 #include "job.h"
+#include "keeper.h"
 #include "policy.h"
 #include "pump.h"
 #include "pumpx.h"
@@ -1100,6 +1101,29 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 	}
 }
 
+/*
+ * Store an entry: the blob here, its row by the cache keeper when there
+ * is one (keeper.h), so that the job does not open the index; here too
+ * when the record cannot be sent.
+ */
+static int
+store(struct job *j, const struct bc_cache_entry *ce, char *e)
+{
+	struct bc_keeper_rec rec;
+	int r;
+
+	if (j->conf->keeper_fd < 0)
+		return j->miss_pending ? bc_cache_put_miss(j->cache, j->key,
+		    ce, e) : bc_cache_put(j->cache, j->key, ce, e);
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = BC_KEEP_STORED;
+	r = bc_cache_put_blob(j->cache, j->key, ce, j->miss_pending,
+	    &rec.u.stored, e);
+	if (r != BC_OK || bc_keeper_send(j->conf->keeper_fd, &rec) == 0)
+		return r;
+	return bc_cache_index_stored(j->cache, &rec.u.stored, 1, e);
+}
+
 /* After a successful compile was replied: store it. */
 static void
 cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
@@ -1121,8 +1145,7 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 	/* plain mode: empty; BOLT pump: the .d as replied (doc/cache.md) */
 	bc_buf_view(&ce.dotd, bc_buf_data(&rep->dotd), bc_buf_len(&rep->dotd));
 	ce.compile_ms = ms;
-	if ((j->miss_pending ? bc_cache_put_miss(j->cache, j->key, &ce, e) :
-	    bc_cache_put(j->cache, j->key, &ce, e)) != BC_OK)
+	if (store(j, &ce, e) != BC_OK)
 		bc_warn("cache: storing %.16s failed (the compile itself "
 		    "succeeded): %s", j->key, e);
 	else {

@@ -30,6 +30,8 @@ struct bc_job_conf {
 	const struct bc_locdir *locdir;	/* the parent's key locations (a
 					 * snapshot in a worker), or NULL */
 	uint64_t cache_max;	/* --cache-size in bytes */
+	int keeper_fd;		/* the cache keeper's pipe (keeper.h), -1 none:
+				 * a worker writes its stores' rows itself */
 };
 
 /* Inputs of the argv rewrite besides the argv itself. */

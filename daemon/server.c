@@ -32,12 +32,13 @@
 #include "activate.h"
 #include "ident.h"
 #include "job.h"
+#include "keeper.h"
 #include "scratch.h"
 #include "server.h"
 #include "stats.h"
 
 #define MAX_LISTENERS	32
-#define KEEPER_BATCH 64		/* key locations per transaction */
+#define KEEPER_SYNC_MS 1000	/* the stats page waits for the keeper */
 #define MAX_STATS_CONNS	16
 #define STATS_TIMEOUT_MS 2000
 #define KILL_WAIT_MS	3000
@@ -292,6 +293,8 @@ struct server {
 	int64_t next_sweep;
 	struct bc_locdir locdir;	/* where owned keys were compiled */
 	int keeper_fd;		/* records for the cache keeper, -1 none */
+	int keeper_ack;		/* its SYNC answers (non-blocking), -1 none */
+	uint32_t keeper_seq;	/* the last SYNC sent */
 };
 
 static void
@@ -328,6 +331,8 @@ worker_main(struct server *s, int fd, const char *peer, int tcp)
 	close(srv_sig_wr);
 	srv_sig_wr = -1;
 	close(s->ev_rd);
+	if (s->keeper_ack >= 0)
+		close(s->keeper_ack);
 	set_nonblock(fd, 0);
 	/* A client whose machine or link went away stops answering: the
 	 * worker's read or write fails within seconds (keepalive, and
@@ -357,16 +362,15 @@ active_workers(const struct server *s)
 static void
 apply_location(struct server *s, const char *key, const char *host)
 {
-	struct bc_cache_loc rec;
+	struct bc_keeper_rec rec;
 
 	if (bc_locdir_put(&s->locdir, key, host) != 0)
 		return;
-	if (s->keeper_fd < 0)
-		return;
 	memset(&rec, 0, sizeof(rec));
-	snprintf(rec.key, sizeof(rec.key), "%s", key);
-	snprintf(rec.host, sizeof(rec.host), "%s", host);
-	(void)write(s->keeper_fd, &rec, sizeof(rec));
+	rec.kind = BC_KEEP_LOC;
+	snprintf(rec.u.loc.key, sizeof(rec.u.loc.key), "%s", key);
+	snprintf(rec.u.loc.host, sizeof(rec.u.loc.host), "%s", host);
+	(void)bc_keeper_send(s->keeper_fd, &rec);
 }
 
 static void
@@ -654,13 +658,15 @@ reconcile_cache(const struct bc_server_conf *conf, struct bc_locdir *dir)
 		bc_error("cache: reconcile: %s", e);
 	else
 		bc_info("cache %s: %llu entries, %llu bytes (limit %llu); "
-		    "removed %llu rows without blob, %llu blobs without row, "
-		    "%llu temp files, %llu bad sizes; evicted %llu",
+		    "removed %llu rows without blob, %llu blobs without row "
+		    "(%llu of them indexed), %llu temp files, %llu bad sizes; "
+		    "evicted %llu",
 		    conf->cache_dir, (unsigned long long)chk.entries,
 		    (unsigned long long)chk.bytes,
 		    (unsigned long long)conf->cache_size,
 		    (unsigned long long)chk.orphan_rows,
 		    (unsigned long long)chk.orphan_blobs,
+		    (unsigned long long)chk.adopted,
 		    (unsigned long long)chk.temp_files,
 		    (unsigned long long)chk.bad_size,
 		    (unsigned long long)chk.evicted);
@@ -669,53 +675,36 @@ reconcile_cache(const struct bc_server_conf *conf, struct bc_locdir *dir)
 
 /*
  * A small process that keeps one connection to the cache index open for
- * the daemon's lifetime.  Workers open and close the index for every job;
- * without a connection that stays open, each of them would be the first
+ * the daemon's lifetime and writes what the parent and the workers send
+ * it (keeper.h): the workers leave their stores' rows to it, so a job
+ * neither opens the index nor parses its schema.  Without a connection
+ * that stays open, each worker opening the index would also be the first
  * (rebuilding the WAL index from the whole WAL) and the last (which
  * checkpoints).  The parent itself never holds a connection across fork,
- * as sqlite requires.  The keeper exits when the pipe's write end (held
- * by the parent and its workers) is closed.
+ * as sqlite requires.  The keeper exits when every write end of its pipe
+ * (the parent's and its workers') is closed.  Returns the pipe's write
+ * end (non-blocking), *ack the read end of its answers; -1 if none.
  */
-/*
- * The keeper's loop: key locations arrive from the parent as whole
- * records (one write each, smaller than PIPE_BUF, so never split) and go
- * to the index a batch per transaction.  EOF (the parent is gone): exit.
- */
-static void
-keeper_loop(struct bc_cache *c, int fd)
-{
-	static struct bc_cache_loc v[KEEPER_BATCH];
-	char e[BC_ERRLEN];
-	size_t have = 0;
-
-	for (;;) {
-		ssize_t n = read(fd, (char *)v + have, sizeof(v) - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		if (have % sizeof(v[0]) != 0 && have < sizeof(v))
-			continue;	/* the rest of a record is coming */
-		if (bc_cache_loc_put(c, v, have / sizeof(v[0]), e) != BC_OK)
-			bc_warn("cache: recording key locations: %s", e);
-		have = 0;
-	}
-}
-
 static int
-start_cache_keeper(const struct bc_server_conf *conf)
+start_cache_keeper(const struct bc_server_conf *conf, int *ack)
 {
-	int p[2];
+	int p[2], a[2];
 	pid_t pid;
 
+	*ack = -1;
 	if (conf->cache_dir == NULL || pipe(p) != 0)
 		return -1;
+	if (pipe(a) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		close(a[0]);
+		close(a[1]);
 		return -1;
 	}
 	if (pid == 0) {
@@ -724,6 +713,7 @@ start_cache_keeper(const struct bc_server_conf *conf)
 		struct sigaction sa;
 
 		close(p[1]);
+		close(a[0]);
 		close_listeners();
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
@@ -731,18 +721,23 @@ start_cache_keeper(const struct bc_server_conf *conf)
 		(void)sigaction(SIGINT, &sa, NULL);
 		(void)sigaction(SIGHUP, &sa, NULL);
 		sa.sa_handler = SIG_DFL;
-		(void)sigaction(SIGTERM, &sa, NULL);
+		(void)sigaction(SIGTERM, &sa, NULL);	/* bc_keeper_run's own */
 		(void)sigaction(SIGCHLD, &sa, NULL);
 		srv_sig_wr = -1;
 		if (bc_cache_open(conf->cache_dir, conf->cache_size, &c, e)
 		    != BC_OK)
 			_exit(1);
-		keeper_loop(c, p[0]);
+		bc_keeper_run(c, p[0], a[1]);
 		bc_cache_close(c);
 		_exit(0);
 	}
 	close(p[0]);
+	close(a[1]);
 	set_cloexec(p[1]);
+	set_cloexec(a[0]);
+	set_nonblock(p[1], 1);
+	set_nonblock(a[0], 1);
+	*ack = a[0];
 	return p[1];
 }
 
@@ -753,6 +748,11 @@ stats_respond(struct server *s, struct stats_conn *c)
 	int64_t now = bc_now_ms();
 
 	bc_stats_sample_sys(&sys, &s->st, s->tmpdir);
+	/* the rows of every store sent so far, before the counters */
+	if (s->keeper_fd >= 0 && bc_keeper_sync(s->keeper_fd, s->keeper_ack,
+	    ++s->keeper_seq, KEEPER_SYNC_MS) != 0)
+		bc_debug("cache keeper: no answer in %d ms; the counters may "
+		    "lag", KEEPER_SYNC_MS);
 	refresh_cache_stats(s);
 	if (bc_stats_http_response(&s->st, &sys, s->conf->argv0,
 	    PACKAGE_VERSION, c->req, c->len, now, &c->out) != BC_OK) {
@@ -904,10 +904,9 @@ bc_server_run(const struct bc_server_conf *conf)
 	bc_locdir_init(&s.locdir);
 	s.jc.locdir = &s.locdir;
 	reconcile_cache(conf, &s.locdir);
-	keeper_fd = start_cache_keeper(conf);
-	if (keeper_fd >= 0)
-		set_nonblock(keeper_fd, 1);
+	keeper_fd = start_cache_keeper(conf, &s.keeper_ack);
 	s.keeper_fd = keeper_fd;
+	s.jc.keeper_fd = keeper_fd;	/* the workers' stores go to it */
 	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
 		bc_error("%s", err);
 		bc_locdir_free(&s.locdir);
@@ -1016,6 +1015,8 @@ bc_server_run(const struct bc_server_conf *conf)
 	close(ep[1]);
 	if (keeper_fd >= 0)
 		close(keeper_fd);
+	if (s.keeper_ack >= 0)
+		close(s.keeper_ack);
 	bc_locdir_free(&s.locdir);
 	free(s.w);
 	free(pfd);
@@ -1060,6 +1061,7 @@ bc_server_stdio_jobconf(const struct bc_server_conf *conf,
 	jc.policy = &conf->policy;
 	jc.jobs = conf->jobs;
 	jc.event_fd = -1;
+	jc.keeper_fd = -1;
 	jc.io_timeout_ms = conf->io_timeout_sec * 1000;
 	jc.request_timeout_ms = conf->request_timeout_sec * 1000;
 	jc.job_timeout_ms = conf->job_timeout_sec * 1000;

@@ -829,6 +829,38 @@ START_TEST(test_lru_eviction)
 }
 END_TEST
 
+/* A batch of rows that cannot be written leaves no blob behind. */
+START_TEST(test_index_stored_fails)
+{
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e;
+	struct bc_cache_stored v[2];
+	struct bc_cache_stats s;
+	char k[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	char *p;
+	struct stat sb;
+
+	fill_entry(&e, 4, 900);
+	key_n(301, k);
+	ck_assert_int_eq(bc_cache_put_blob(c, k, &e, 1, &v[0], err), BC_OK);
+	p = bc_cache_blob_path(c, k);
+	ck_assert_int_eq(stat(p, &sb), 0);
+	v[1] = v[0];
+	memcpy(v[1].key, "not-a-key", 10);
+	ck_assert_int_eq(bc_cache_index_stored(c, v, 2, err), BC_ERR_INVAL);
+	ck_assert_int_ne(stat(p, &sb), 0);
+	ck_assert(!bc_cache_has(c, k));
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.store_errors, 2);
+	ck_assert_uint_eq(s.stores, 0);
+	ck_assert_uint_eq(s.misses, 0);
+	ck_assert_uint_eq(s.stored_bytes, 0);
+	free(p);
+	bc_cache_entry_free(&e);
+	bc_cache_close(c);
+}
+END_TEST
+
 START_TEST(test_reconcile)
 {
 	struct bc_cache *c = open_cache(0);
@@ -836,7 +868,7 @@ START_TEST(test_reconcile)
 	struct bc_cache_check chk;
 	struct bc_cache_stats s;
 	char k[4][BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
-	char *p, *orphan, *tmp;
+	char *p, *orphan, *bad_orphan, *tmp;
 	int i;
 
 	fill_entry(&e, 6, 800);
@@ -870,6 +902,18 @@ START_TEST(test_reconcile)
 		ck_assert_int_eq(bc_write_file_atomic(tmp, "x", 1, 0600, err),
 		    BC_OK);
 		bc_buf_free(&b);
+		/* and one that does not verify */
+		key_n(998, nk);
+		bad_orphan = bc_cache_blob_path(c, nk);
+		{
+			char *dir = xstrdup(bad_orphan);
+
+			*strrchr(dir, '/') = '\0';
+			ck_assert_int_eq(bc_mkdir_p(dir, 0700, err), BC_OK);
+			free(dir);
+		}
+		ck_assert_int_eq(bc_write_file_atomic(bad_orphan,
+		    "not a blob at all", 17, 0600, err), BC_OK);
 	}
 	free(p);
 	/* a corrupt blob (same size, bad byte) */
@@ -884,21 +928,28 @@ START_TEST(test_reconcile)
 	/* check only: counts, changes nothing */
 	ck_assert_int_eq(bc_cache_reconcile(c, 0, 1, &chk, err), BC_OK);
 	ck_assert_uint_eq(chk.orphan_rows, 1);
-	ck_assert_uint_eq(chk.orphan_blobs, 1);
+	ck_assert_uint_eq(chk.orphan_blobs, 2);
+	ck_assert_uint_eq(chk.adopted, 0);
 	ck_assert_uint_eq(chk.temp_files, 1);
 	ck_assert_uint_eq(chk.corrupt, 1);
 	ck_assert_uint_eq(chk.entries, 2);
 	ck_assert(bc_cache_has(c, k[0]));
-	/* repair */
+	/* repair: the blob without a row verifies, so it is indexed (a
+	 * crash between a blob and its row, keeper.h) */
 	ck_assert_int_eq(bc_cache_reconcile(c, 1, 1, &chk, err), BC_OK);
-	ck_assert_uint_eq(chk.entries, 2);
+	ck_assert_uint_eq(chk.adopted, 1);
+	ck_assert_uint_eq(chk.entries, 3);
 	ck_assert(!bc_cache_has(c, k[0]));
 	ck_assert(!bc_cache_has(c, k[2]));
 	ck_assert(bc_cache_has(c, k[1]) && bc_cache_has(c, k[3]));
 	{
 		struct stat sb;
+		char nk[BC_HASH_HEXLEN + 1];
 
-		ck_assert_int_ne(stat(orphan, &sb), 0);
+		key_n(999, nk);
+		ck_assert(bc_cache_has(c, nk));
+		ck_assert_int_eq(stat(orphan, &sb), 0);
+		ck_assert_int_ne(stat(bad_orphan, &sb), 0);
 		ck_assert_int_ne(stat(tmp, &sb), 0);
 	}
 	/* now consistent */
@@ -906,9 +957,10 @@ START_TEST(test_reconcile)
 	ck_assert_uint_eq(chk.orphan_rows + chk.orphan_blobs + chk.temp_files +
 	    chk.corrupt + chk.bad_size, 0);
 	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
-	ck_assert_uint_eq(s.entries, 2);
+	ck_assert_uint_eq(s.entries, 3);
 	ck_assert_uint_eq(s.stored_bytes, chk.bytes);
 	free(orphan);
+	free(bad_orphan);
 	free(tmp);
 	bc_cache_entry_free(&e);
 	bc_cache_close(c);
@@ -1324,6 +1376,7 @@ cache_suite(void)
 	tcase_add_test(tc, test_index_ops);
 	tcase_add_test(tc, test_lru_eviction);
 	tcase_add_test(tc, test_reconcile);
+	tcase_add_test(tc, test_index_stored_fails);
 	tcase_add_test(tc, test_inflight);
 	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_lazy_put_miss);

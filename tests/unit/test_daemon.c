@@ -8,6 +8,8 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include "common/util.h"
 #include "daemon/acl.h"
 #include "daemon/job.h"
+#include "daemon/keeper.h"
 #include "common/proto.h"
 #include "daemon/locdir.h"
 #include "daemon/policy.h"
@@ -1035,6 +1038,137 @@ START_TEST(test_locdir)
 }
 END_TEST
 
+/* A cache entry whose object is n bytes derived from seed. */
+static void
+keeper_entry(struct bc_cache_entry *e, int seed, size_t n)
+{
+	size_t i;
+
+	bc_cache_entry_init(e);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(bc_buf_put_u8(&e->obj,
+		    (uint8_t)((i * 13 + (size_t)seed) % 251)), BC_OK);
+	e->compile_ms = 100 + seed;
+}
+
+static void
+keeper_key(int n, char out[BC_HASH_HEXLEN + 1])
+{
+	int i;
+
+	for (i = 0; i < BC_HASH_HEXLEN; i++)
+		out[i] = "0123456789abcdef"[(n * 7 + i) % 16];
+	out[BC_HASH_HEXLEN] = '\0';
+}
+
+/*
+ * The keeper writes the rows of blobs the workers stored: whole records,
+ * a record split across writes, an unknown kind skipped; SYNC answered
+ * after everything before it; a blob whose row is not written yet is
+ * served; EOF ends the keeper; a SYNC to a keeper gone fails.
+ */
+START_TEST(test_keeper)
+{
+	struct bc_keeper_rec ra, rb, rx;
+	struct bc_cache_entry ea, eb, ec, got;
+	struct bc_cache_stats st;
+	struct bc_cache *c;
+	char ka[BC_HASH_HEXLEN + 1], kb[BC_HASH_HEXLEN + 1];
+	char kc[BC_HASH_HEXLEN + 1], err[BC_ERRLEN], *dir;
+	int p[2], a[2], status;
+	pid_t pid;
+
+	(void)signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(bc_mkdtemp("test_keeper_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_OK);
+	bc_cache_close(c);	/* made; each process opens its own */
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(pipe(a), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[1]);
+		close(a[0]);
+		if (bc_cache_open(dir, 0, &c, err) != BC_OK)
+			_exit(2);
+		bc_keeper_run(c, p[0], a[1]);
+		bc_cache_close(c);
+		_exit(0);
+	}
+	close(p[0]);
+	close(a[1]);
+	ck_assert_int_eq(fcntl(a[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_OK);
+	keeper_key(1, ka);
+	keeper_key(2, kb);
+	keeper_key(3, kc);
+	keeper_entry(&ea, 1, 3000);
+	keeper_entry(&eb, 2, 5000);
+	keeper_entry(&ec, 3, 700);
+	memset(&ra, 0, sizeof(ra));
+	memset(&rb, 0, sizeof(rb));
+	memset(&rx, 0, sizeof(rx));
+	ra.kind = rb.kind = BC_KEEP_STORED;
+	rx.kind = 99;
+	ck_assert_int_eq(bc_cache_put_blob(c, ka, &ea, 1, &ra.u.stored, err),
+	    BC_OK);
+	ck_assert_int_eq(bc_cache_put_blob(c, kb, &eb, 0, &rb.u.stored, err),
+	    BC_OK);
+	ck_assert_int_eq(bc_keeper_send(p[1], &ra), 0);
+	ck_assert_int_eq(bc_keeper_send(p[1], &rx), 0);
+	/* a record in two writes (only a writer's bug would do this, but
+	 * the reader must not lose its place) */
+	ck_assert_int_eq(write(p[1], &rb, 100), 100);
+	ck_assert_int_eq(write(p[1], (char *)&rb + 100, sizeof(rb) - 100),
+	    (ssize_t)(sizeof(rb) - 100));
+	ck_assert_int_eq(bc_keeper_sync(p[1], a[0], 7, 10000), 0);
+	ck_assert(bc_cache_has(c, ka));
+	ck_assert(bc_cache_has(c, kb));
+	ck_assert_int_eq(bc_cache_stats(c, &st, err), BC_OK);
+	ck_assert_uint_eq(st.stores, 2);
+	ck_assert_uint_eq(st.misses, 1);
+	ck_assert_uint_eq(st.requests, 1);
+	ck_assert_uint_eq(st.entries, 2);
+	ck_assert_uint_eq(st.stored_bytes,
+	    (uint64_t)(ra.u.stored.size + rb.u.stored.size));
+	/* a blob whose row is on its way is a hit already */
+	{
+		struct bc_keeper_rec rc;
+
+		memset(&rc, 0, sizeof(rc));
+		ck_assert_int_eq(bc_cache_put_blob(c, kc, &ec, 0,
+		    &rc.u.stored, err), BC_OK);
+		ck_assert(!bc_cache_has(c, kc));
+		ck_assert_int_eq(bc_cache_get(c, kc, BC_CACHE_COUNT_ALL, &got,
+		    err), BC_OK);
+		ck_assert_uint_eq(bc_buf_len(&got.obj), 700);
+		ck_assert_int_eq(memcmp(bc_buf_data(&got.obj),
+		    bc_buf_data(&ec.obj), 700), 0);
+		bc_cache_entry_free(&got);
+	}
+	/* EOF: the keeper exits; then a SYNC cannot be answered */
+	close(p[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	ck_assert_int_ne(bc_keeper_sync(p[1], a[0], 8, 1000), 0);
+	close(p[1]);
+	close(a[0]);
+	bc_cache_close(c);
+	bc_cache_entry_free(&ea);
+	bc_cache_entry_free(&eb);
+	bc_cache_entry_free(&ec);
+	{
+		char *cmd = xasprintf("rm -rf '%s'", dir);
+
+		ck_assert_int_eq(system(cmd), 0);
+		free(cmd);
+	}
+	free(dir);
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
@@ -1042,6 +1176,7 @@ daemon_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_locdir);
+	tcase_add_test(tc, test_keeper);
 
 	tcase_add_test(tc, acl_parse_good);
 	tcase_add_test(tc, acl_parse_bad);

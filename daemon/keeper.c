@@ -1,0 +1,177 @@
+/*
+ * keeper.c - the cache keeper's records and loop (keeper.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "keeper.h"
+
+_Static_assert(sizeof(struct bc_keeper_rec) <= PIPE_BUF,
+    "a keeper record must be written atomically");
+
+int
+bc_keeper_send(int fd, const struct bc_keeper_rec *r)
+{
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = write(fd, r, sizeof(*r));
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*r) ? 0 : -1;
+}
+
+struct batch {
+	struct bc_cache_loc loc[BC_KEEPER_BATCH];
+	struct bc_cache_stored st[BC_KEEPER_BATCH];
+	size_t nloc, nst;
+};
+
+static void
+flush(struct bc_cache *c, struct batch *b)
+{
+	char e[BC_ERRLEN];
+
+	if (b->nloc > 0 && bc_cache_loc_put(c, b->loc, b->nloc, e) != BC_OK)
+		bc_warn("cache: recording key locations: %s", e);
+	if (b->nst > 0 && bc_cache_index_stored(c, b->st, b->nst, e) != BC_OK)
+		bc_warn("cache: indexing %zu stored blobs: %s", b->nst, e);
+	b->nloc = b->nst = 0;
+}
+
+static void
+answer(int ackfd, uint32_t seq)
+{
+	ssize_t n;
+
+	do
+		n = write(ackfd, &seq, sizeof(seq));
+	while (n < 0 && errno == EINTR);
+}
+
+static volatile sig_atomic_t stop_asked;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+}
+
+void
+bc_keeper_run(struct bc_cache *c, int rfd, int ackfd)
+{
+	static struct bc_keeper_rec v[BC_KEEPER_BATCH];
+	static struct batch b;
+	struct sigaction sa;
+	size_t have = 0;
+
+	/* SIGTERM (a service manager stops the whole group): write what
+	 * was sent, then exit; the rows of stored blobs are not dropped. */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_term;
+	(void)sigaction(SIGTERM, &sa, NULL);
+	for (;;) {
+		size_t i, whole;
+		ssize_t n;
+
+		if (stop_asked) {
+			int fl = fcntl(rfd, F_GETFL);
+
+			if (fl >= 0)
+				(void)fcntl(rfd, F_SETFL, fl | O_NONBLOCK);
+		}
+		n = read(rfd, (char *)v + have, sizeof(v) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;	/* EOF; or EAGAIN once stopping: all read */
+		have += (size_t)n;
+		whole = have / sizeof(v[0]);
+		for (i = 0; i < whole; i++) {
+			const struct bc_keeper_rec *r = &v[i];
+
+			switch (r->kind) {
+			case BC_KEEP_LOC:
+				b.loc[b.nloc++] = r->u.loc;
+				b.loc[b.nloc - 1].key[BC_HASH_HEXLEN] = '\0';
+				b.loc[b.nloc - 1].host[BC_MAX_LOC_HOST] = '\0';
+				break;
+			case BC_KEEP_STORED:
+				b.st[b.nst++] = r->u.stored;
+				b.st[b.nst - 1].key[BC_HASH_HEXLEN] = '\0';
+				break;
+			case BC_KEEP_SYNC:
+				flush(c, &b);
+				answer(ackfd, r->seq);
+				break;
+			default:
+				bc_warn("cache keeper: unknown record %u",
+				    (unsigned)r->kind);
+				break;
+			}
+		}
+		flush(c, &b);
+		/* the start of a record cut by the buffer's end */
+		have -= whole * sizeof(v[0]);
+		if (have > 0)
+			memmove(v, (char *)v + whole * sizeof(v[0]), have);
+	}
+	flush(c, &b);
+}
+
+int
+bc_keeper_sync(int fd, int ackfd, uint32_t seq, int timeout_ms)
+{
+	struct bc_keeper_rec r;
+	int64_t end = bc_now_ms() + timeout_ms;
+
+	if (fd < 0 || ackfd < 0)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	r.kind = BC_KEEP_SYNC;
+	r.seq = seq;
+	for (;;) {
+		struct pollfd p;
+		int64_t left = end - bc_now_ms();
+
+		if (bc_keeper_send(fd, &r) == 0)
+			break;
+		if (errno != EAGAIN || left <= 0)
+			return -1;
+		p.fd = fd;
+		p.events = POLLOUT;
+		(void)poll(&p, 1, (int)left);
+	}
+	for (;;) {
+		struct pollfd p;
+		uint32_t got;
+		ssize_t n;
+		int64_t left = end - bc_now_ms();
+
+		n = read(ackfd, &got, sizeof(got));
+		if (n == (ssize_t)sizeof(got) && got == seq)
+			return 0;
+		if (n == (ssize_t)sizeof(got))
+			continue;	/* an older answer (a timed-out wait) */
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+		    left <= 0)
+			return -1;
+		p.fd = ackfd;
+		p.events = POLLIN;
+		(void)poll(&p, 1, (int)left);
+	}
+}

@@ -1,0 +1,49 @@
+/*
+ * keeper.h - the cache keeper: one process (started by daemon/server.c)
+ * that keeps the cache index open for the daemon's lifetime and writes
+ * what the parent and the workers send it, a batch per transaction.
+ *
+ * Records go down one pipe, one write() each; a record is smaller than
+ * PIPE_BUF, so writes from many processes never interleave.  The parent
+ * sends key locations (a hint: dropped when the pipe is full); a worker
+ * sends the row of a blob it stored, and writes the row itself when the
+ * record cannot be sent, so no store is lost to a full pipe.  SYNC is
+ * answered (its seq, on a second pipe) once every record sent before it
+ * is committed: the stats page waits for it, so the counters it shows
+ * include every store that was sent.
+ */
+#ifndef BOLTCC_DAEMON_KEEPER_H
+#define BOLTCC_DAEMON_KEEPER_H
+
+#include <stdint.h>
+
+#include "cache/store.h"
+
+#define BC_KEEP_LOC 1		/* u.loc: a key's location (the parent) */
+#define BC_KEEP_STORED 2	/* u.stored: the row of a stored blob */
+#define BC_KEEP_SYNC 3		/* answer seq when all before are written */
+
+struct bc_keeper_rec {
+	uint32_t kind;
+	uint32_t seq;		/* BC_KEEP_SYNC */
+	union {
+		struct bc_cache_loc loc;
+		struct bc_cache_stored stored;
+	} u;
+};
+
+#define BC_KEEPER_BATCH 64	/* records per read, at most */
+
+/* One record, one write: 0 sent, -1 not (pipe full or keeper gone, fd
+ * non-blocking; the caller decides). */
+int bc_keeper_send(int fd, const struct bc_keeper_rec *r);
+
+/* The keeper's loop: records from rfd until EOF (every writer closed),
+ * SYNC answers to ackfd. */
+void bc_keeper_run(struct bc_cache *c, int rfd, int ackfd);
+
+/* Send SYNC seq on fd and wait for its answer on ackfd (non-blocking)
+ * for at most timeout_ms: 0 answered, -1 not (keeper gone or slow). */
+int bc_keeper_sync(int fd, int ackfd, uint32_t seq, int timeout_ms);
+
+#endif
