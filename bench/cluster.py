@@ -7,7 +7,8 @@ Part 1, makespan: N jobs of M ms each of the test compiler
 tests/cluster/fakecc (sleeps, writes a deterministic object) on H hosts x
 S slots, boltcc -> boltccd against stock distcc -> distccd with the same
 host list, per link profile.  The jobs run under `xargs -P P` in the
-client namespace; makespan is the wall time of the whole xargs, reported
+client namespace (by default P = H * S, one job per slot, and 1.5 times
+that, the `make -j` the README advises); makespan is the wall time of the whole xargs, reported
 as a ratio of the ideal (N * M / (H * S)).  Every source is distinct (no
 cache hits).  Both clients run with DISTCC_FALLBACK=0 and the daemons'
 compile counters are checked, so a local fallback cannot flatter a row.
@@ -32,7 +33,7 @@ the hosts; the bytes are what the links carry.
     python3 bench/cluster.py makespan --build /tmp/build-x
     python3 bench/cluster.py project --build /tmp/build-x
     options: --profiles tb5,10gbe,1gbe --hosts 8 --slots 2 --jobs 512
-             --ms 200 --parallel 16 --clients boltcc,distcc --json FILE
+             --ms 200 --parallel 16,24 --clients boltcc,distcc --json FILE
 """
 import argparse
 import glob
@@ -368,7 +369,7 @@ def main():
     p.add_argument("--ms", type=int, default=200)
     p.add_argument("--parallel", default="",
                    help="xargs -P values, comma-separated (default: "
-                   "hosts*slots)")
+                   "hosts*slots, and 1.5 times that)")
     p.add_argument("--reps", type=int, default=1,
                    help="runs of each configuration, clients taking turns "
                    "(the table ends with the medians)")
@@ -398,7 +399,7 @@ def main():
     a.profiles = [x for x in a.profiles.split(",") if x]
     a.clients = [x for x in a.clients.split(",") if x]
     a.parallel = [int(x) for x in a.parallel.split(",") if x] or \
-        [a.hosts * a.slots]
+        [a.hosts * a.slots, a.hosts * a.slots * 3 // 2]
     why = cluster.can_run()
     if why is not None:
         say("bench: cannot create network namespaces here: %s" % why)
