@@ -1109,19 +1109,12 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 static int
 store(struct job *j, const struct bc_cache_entry *ce, char *e)
 {
-	struct bc_keeper_rec rec;
+	struct bc_cache_stored row;
 	int r;
 
-	if (j->conf->keeper_fd < 0)
-		return j->miss_pending ? bc_cache_put_miss(j->cache, j->key,
-		    ce, e) : bc_cache_put(j->cache, j->key, ce, e);
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = BC_KEEP_STORED;
-	r = bc_cache_put_blob(j->cache, j->key, ce, j->miss_pending,
-	    &rec.u.stored, e);
-	if (r != BC_OK || bc_keeper_send(j->conf->keeper_fd, &rec) == 0)
-		return r;
-	return bc_cache_index_stored(j->cache, &rec.u.stored, 1, e);
+	r = bc_cache_put_blob(j->cache, j->key, ce, j->miss_pending, &row, e);
+	return r != BC_OK ? r : bc_keeper_store_row(j->conf->keeper_fd,
+	    j->cache, &row, e);
 }
 
 /* After a successful compile was replied: store it. */

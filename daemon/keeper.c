@@ -6,13 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/err.h"
-#include "common/io.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "keeper.h"
@@ -31,6 +29,20 @@ bc_keeper_send(int fd, const struct bc_keeper_rec *r)
 		n = write(fd, r, sizeof(*r));
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof(*r) ? 0 : -1;
+}
+
+int
+bc_keeper_store_row(int fd, struct bc_cache *c,
+    const struct bc_cache_stored *row, char *err)
+{
+	struct bc_keeper_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = BC_KEEP_STORED;
+	r.u.stored = *row;
+	if (bc_keeper_send(fd, &r) == 0)
+		return BC_OK;
+	return bc_cache_index_stored(c, row, 1, err);
 }
 
 struct batch {
@@ -134,44 +146,35 @@ bc_keeper_run(struct bc_cache *c, int rfd, int ackfd)
 }
 
 int
-bc_keeper_sync(int fd, int ackfd, uint32_t seq, int timeout_ms)
+bc_keeper_sync(int fd, uint32_t seq)
 {
 	struct bc_keeper_rec r;
-	int64_t end = bc_now_ms() + timeout_ms;
 
-	if (fd < 0 || ackfd < 0)
-		return -1;
 	memset(&r, 0, sizeof(r));
 	r.kind = BC_KEEP_SYNC;
 	r.seq = seq;
-	for (;;) {
-		struct pollfd p;
-		int64_t left = end - bc_now_ms();
+	return bc_keeper_send(fd, &r);
+}
 
-		if (bc_keeper_send(fd, &r) == 0)
-			break;
-		if (errno != EAGAIN || left <= 0)
-			return -1;
-		p.fd = fd;
-		p.events = POLLOUT;
-		(void)poll(&p, 1, (int)left);
-	}
-	for (;;) {
-		struct pollfd p;
-		uint32_t got;
-		ssize_t n;
-		int64_t left = end - bc_now_ms();
+int
+bc_keeper_acks(int ackfd, uint32_t *last)
+{
+	uint32_t v[64];
+	int got = 0;
 
-		n = read(ackfd, &got, sizeof(got));
-		if (n == (ssize_t)sizeof(got) && got == seq)
-			return 0;
-		if (n == (ssize_t)sizeof(got))
-			continue;	/* an older answer (a timed-out wait) */
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
-		    left <= 0)
-			return -1;
-		p.fd = ackfd;
-		p.events = POLLIN;
-		(void)poll(&p, 1, (int)left);
+	for (;;) {
+		ssize_t n = read(ackfd, v, sizeof(v));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return got;
+		if (n <= 0)
+			return -1;	/* EOF: the keeper is gone */
+		/* answers are written whole (4 bytes, atomic) */
+		if ((size_t)n < sizeof(v[0]))
+			return got;
+		*last = v[(size_t)n / sizeof(v[0]) - 1];
+		got = 1;
 	}
 }

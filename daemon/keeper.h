@@ -9,8 +9,9 @@
  * sends the row of a blob it stored, and writes the row itself when the
  * record cannot be sent, so no store is lost to a full pipe.  SYNC is
  * answered (its seq, on a second pipe) once every record sent before it
- * is committed: the stats page waits for it, so the counters it shows
- * include every store that was sent.
+ * is committed: a stats page waits for it (at most a second, without
+ * blocking the daemon's loop), so the counters it shows include every
+ * store that was sent.
  */
 #ifndef BOLTCC_DAEMON_KEEPER_H
 #define BOLTCC_DAEMON_KEEPER_H
@@ -38,12 +39,23 @@ struct bc_keeper_rec {
  * non-blocking; the caller decides). */
 int bc_keeper_send(int fd, const struct bc_keeper_rec *r);
 
+/* A worker's store: the row of a blob written with bc_cache_put_blob
+ * goes to the keeper on fd, or into the index here when it cannot be
+ * sent (fd < 0, pipe full, keeper gone).  As bc_cache_index_stored. */
+int bc_keeper_store_row(int fd, struct bc_cache *c,
+    const struct bc_cache_stored *row, char *err);
+
 /* The keeper's loop: records from rfd until EOF (every writer closed),
  * SYNC answers to ackfd. */
 void bc_keeper_run(struct bc_cache *c, int rfd, int ackfd);
 
-/* Send SYNC seq on fd and wait for its answer on ackfd (non-blocking)
- * for at most timeout_ms: 0 answered, -1 not (keeper gone or slow). */
-int bc_keeper_sync(int fd, int ackfd, uint32_t seq, int timeout_ms);
+/* Ask for an answer (seq) once every record sent so far is written:
+ * 0 sent, -1 not (as bc_keeper_send). */
+int bc_keeper_sync(int fd, uint32_t seq);
+/* Read the answers waiting on ackfd (non-blocking): 1 with *last set to
+ * the newest, 0 none yet, -1 the keeper is gone. */
+int bc_keeper_acks(int ackfd, uint32_t *last);
+/* seq a answered by answer b (sequence numbers wrap) */
+#define BC_KEEPER_DONE(a, b) ((int32_t)((b) - (a)) >= 0)
 
 #endif

@@ -63,6 +63,7 @@ struct stats_conn {
 	size_t off;
 	int writing;
 	int64_t deadline;
+	uint32_t sync_seq;	/* waiting for the keeper's answer, 0 none */
 };
 
 static struct listener listeners[MAX_LISTENERS];
@@ -591,6 +592,7 @@ accept_stats(struct server *s, int lfd)
 		s->sc[i].len = 0;
 		s->sc[i].off = 0;
 		s->sc[i].writing = 0;
+		s->sc[i].sync_seq = 0;
 		bc_buf_init(&s->sc[i].out, 256 * 1024);
 		s->sc[i].deadline = bc_now_ms() + STATS_TIMEOUT_MS;
 	}
@@ -714,6 +716,7 @@ start_cache_keeper(const struct bc_server_conf *conf, int *ack)
 
 		close(p[1]);
 		close(a[0]);
+		set_nonblock(a[1], 1);	/* an answer nobody reads is dropped */
 		close_listeners();
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
@@ -747,12 +750,8 @@ stats_respond(struct server *s, struct stats_conn *c)
 	struct bc_stats_sys sys;
 	int64_t now = bc_now_ms();
 
+	c->sync_seq = 0;
 	bc_stats_sample_sys(&sys, &s->st, s->tmpdir);
-	/* the rows of every store sent so far, before the counters */
-	if (s->keeper_fd >= 0 && bc_keeper_sync(s->keeper_fd, s->keeper_ack,
-	    ++s->keeper_seq, KEEPER_SYNC_MS) != 0)
-		bc_debug("cache keeper: no answer in %d ms; the counters may "
-		    "lag", KEEPER_SYNC_MS);
 	refresh_cache_stats(s);
 	if (bc_stats_http_response(&s->st, &sys, s->conf->argv0,
 	    PACKAGE_VERSION, c->req, c->len, now, &c->out) != BC_OK) {
@@ -763,10 +762,55 @@ stats_respond(struct server *s, struct stats_conn *c)
 	c->deadline = now + STATS_TIMEOUT_MS;
 }
 
+/*
+ * A stats request is in: first the keeper writes the rows of every store
+ * sent so far (keeper.h), so that the counters include them; the answer
+ * comes through the main loop (keeper_answered), or the page goes out
+ * after KEEPER_SYNC_MS without it.
+ */
+static void
+stats_request_done(struct server *s, struct stats_conn *c)
+{
+	uint32_t seq = s->keeper_seq + 1;
+
+	if (seq == 0)
+		seq = 1;	/* 0 means "not waiting" */
+	if (s->keeper_fd < 0 || s->keeper_ack < 0 ||
+	    bc_keeper_sync(s->keeper_fd, seq) != 0) {
+		stats_respond(s, c);
+		return;
+	}
+	s->keeper_seq = seq;
+	c->sync_seq = seq;
+	c->deadline = bc_now_ms() + KEEPER_SYNC_MS;
+}
+
+/* The keeper's answers: pages waiting for them go out. */
+static void
+keeper_answered(struct server *s)
+{
+	uint32_t last = 0;
+	int i, r = bc_keeper_acks(s->keeper_ack, &last);
+
+	if (r < 0) {
+		bc_warn("cache keeper: gone; stats pages no longer wait");
+		close(s->keeper_ack);
+		s->keeper_ack = -1;
+	}
+	for (i = 0; i < MAX_STATS_CONNS; i++) {
+		struct stats_conn *c = &s->sc[i];
+
+		if (c->fd >= 0 && c->sync_seq != 0 && (r < 0 ||
+		    (r > 0 && BC_KEEPER_DONE(c->sync_seq, last))))
+			stats_respond(s, c);
+	}
+}
+
 static void
 stats_io(struct server *s, struct stats_conn *c, short revents)
 {
-	if (!c->writing && (revents & (POLLIN | POLLHUP | POLLERR))) {
+	if (!c->writing && c->sync_seq == 0 &&
+	    (revents & (POLLIN | POLLHUP | POLLERR))) {
 		ssize_t r = read(c->fd, c->req + c->len,
 		    sizeof(c->req) - c->len);
 
@@ -774,7 +818,7 @@ stats_io(struct server *s, struct stats_conn *c, short revents)
 			c->len += (size_t)r;
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR) ||
 		    request_complete(c))
-			stats_respond(s, c);
+			stats_request_done(s, c);
 	}
 	if (c->fd >= 0 && c->writing) {
 		size_t left = bc_buf_len(&c->out) - c->off;
@@ -919,7 +963,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.st.ident = &ident;
 	last_tick = bc_now_ms();
 
-	maxfds = 2 + nlisteners + MAX_STATS_CONNS;
+	maxfds = 3 + nlisteners + MAX_STATS_CONNS;	/* + the keeper's */
 	pfd = xcalloc((size_t)maxfds, sizeof(*pfd));
 	pidx = xcalloc((size_t)maxfds, sizeof(*pidx));
 	bc_info("boltccd %s: %d compile slots, queue %d, %s", PACKAGE_VERSION,
@@ -930,7 +974,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	sweep_scratch(&s, bc_now_ms());
 
 	while (!s.stopping || s.nw > 0) {
-		int n = 0, timeout = 1000, k;
+		int n = 0, timeout = 1000, k, waiting = 0;
 		int64_t now = bc_now_ms();
 
 		pfd[n].fd = s.sig_rd;
@@ -953,16 +997,29 @@ bc_server_run(const struct bc_server_conf *conf)
 			if (now >= c->deadline) {
 				if (c->writing)
 					stats_close(c);
-				else
+				else {
+					if (c->sync_seq != 0)
+						bc_debug("cache keeper: no "
+						    "answer in %d ms; the "
+						    "counters may lag",
+						    KEEPER_SYNC_MS);
 					stats_respond(&s, c);
+				}
 				if (c->fd < 0)
 					continue;
 			}
+			waiting += c->sync_seq != 0;
 			pfd[n].fd = c->fd;
-			pfd[n].events = c->writing ? POLLOUT : POLLIN;
+			pfd[n].events = c->writing ? POLLOUT :
+			    c->sync_seq != 0 ? 0 : POLLIN;
 			pidx[n++] = 1000 + i;
 			if (c->deadline - now < timeout)
 				timeout = (int)(c->deadline - now) + 1;
+		}
+		if (waiting > 0 && s.keeper_ack >= 0) {
+			pfd[n].fd = s.keeper_ack;
+			pfd[n].events = POLLIN;
+			pidx[n++] = -3;
 		}
 		if (s.stopping && s.stop_deadline - now < timeout)
 			timeout = s.stop_deadline > now ?
@@ -980,6 +1037,8 @@ bc_server_run(const struct bc_server_conf *conf)
 				continue;
 			if (pidx[k] == -1)
 				handle_signals(&s);
+			else if (pidx[k] == -3)
+				keeper_answered(&s);
 			else if (pidx[k] >= 0 && pidx[k] < 1000) {
 				if (s.stopping)
 					continue;	/* closed meanwhile */

@@ -466,4 +466,35 @@ BOLTCC_DIR=$SC "$BOLTCC" --stats --json >"$T/stats2.json"
 check "--zero-stats reset the client" [ "$(json_get "$T/stats2.json" cache_hits)" = missing ]
 "$BOLTCCD" --cache-check --cache-dir "$D1CACHE" >"$T/check.txt"
 check "--cache-check: consistent ($(cat "$T/check.txt"))" grep -q "consistent" "$T/check.txt"
+log "--- the cache keeper stopped: stats pages still answer, stores are not lost"
+start_boltccd --cache-dir "$T/kcache" || die "cannot start boltccd (keeper test)"
+KPORT=$DPORT KSPORT=$DSPORT KDPID=$DPID
+# after the start, the daemon's one long-lived child is the keeper
+kpid=""
+for st in /proc/[0-9]*/stat; do
+	set -- $(sed 's/^.*) //' "$st" 2>/dev/null)
+	[ "${2:-}" = "$KDPID" ] && kpid=${st#/proc/} && kpid=${kpid%/stat}
+done
+check "found the cache keeper (pid ${kpid:-none})" [ -n "$kpid" ]
+if [ -n "$kpid" ]; then
+	kill -STOP "$kpid"
+	s0=$(cstat $KSPORT stores)
+	cp -r "$T/proj" "$T/wck" && rm -rf "$T/wck/obj"
+	BOLTCC_HOSTS="127.0.0.1:$KPORT,bolt" build "$T/wck" "$(new_client_dir)"
+	_rc=$?
+	check "jobs succeed while the keeper is stopped (rc $_rc)" [ $_rc -eq 0 ]
+	t0=$($PYTHON -c 'import time; print(int(time.time() * 1000))')
+	s1=$(cstat $KSPORT stores)
+	t1=$($PYTHON -c 'import time; print(int(time.time() * 1000))')
+	note "stats page in $((t1 - t0)) ms with the keeper stopped (stores $s0 -> $s1)"
+	check "the stats page answered in under 3 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
+	kill -CONT "$kpid"
+	s2=$(cstat $KSPORT stores)
+	check "every store counted once the keeper runs ($s0 -> $s2, $NUNITS units)" [ "$s2" -eq $((s0 + NUNITS)) ]
+	check "its rows are in the index (entries $(cstat $KSPORT entries))" [ "$(cstat $KSPORT entries)" -eq "$NUNITS" ]
+fi
+kill -TERM "$KDPID"
+i=0; while alive "$KDPID" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+"$BOLTCCD" --cache-check --cache-dir "$T/kcache" >"$T/kcheck.txt"
+check "keeper test: the cache is consistent after a stop ($(cat "$T/kcheck.txt"))" grep -q "consistent" "$T/kcheck.txt"
 finish

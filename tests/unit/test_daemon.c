@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1121,7 +1122,23 @@ START_TEST(test_keeper)
 	ck_assert_int_eq(write(p[1], &rb, 100), 100);
 	ck_assert_int_eq(write(p[1], (char *)&rb + 100, sizeof(rb) - 100),
 	    (ssize_t)(sizeof(rb) - 100));
-	ck_assert_int_eq(bc_keeper_sync(p[1], a[0], 7, 10000), 0);
+	ck_assert_int_eq(bc_keeper_sync(p[1], 7), 0);
+	{
+		struct pollfd pf;
+		uint32_t last = 0;
+		int r = 0, tries = 0;
+
+		while (r == 0 && tries++ < 100) {
+			pf.fd = a[0];
+			pf.events = POLLIN;
+			(void)poll(&pf, 1, 100);
+			r = bc_keeper_acks(a[0], &last);
+		}
+		ck_assert_int_eq(r, 1);
+		ck_assert_uint_eq(last, 7);
+		ck_assert(BC_KEEPER_DONE(7, last) && !BC_KEEPER_DONE(8, last));
+		ck_assert(BC_KEEPER_DONE(0xfffffffeU, 1U));	/* wraps */
+	}
 	ck_assert(bc_cache_has(c, ka));
 	ck_assert(bc_cache_has(c, kb));
 	ck_assert_int_eq(bc_cache_stats(c, &st, err), BC_OK);
@@ -1146,13 +1163,48 @@ START_TEST(test_keeper)
 		    bc_buf_data(&ec.obj), 700), 0);
 		bc_cache_entry_free(&got);
 	}
-	/* EOF: the keeper exits; then a SYNC cannot be answered */
+	/* a full pipe (the keeper stopped): the worker writes the row */
+	{
+		struct bc_cache_stored rd;
+		struct bc_keeper_rec fill;
+		char kd[BC_HASH_HEXLEN + 1];
+		int q[2], nfill = 0;
+
+		ck_assert_int_eq(pipe(q), 0);
+		ck_assert_int_eq(fcntl(q[1], F_SETFL, O_NONBLOCK), 0);
+		memset(&fill, 0, sizeof(fill));
+		fill.kind = BC_KEEP_SYNC;
+		while (bc_keeper_send(q[1], &fill) == 0 && nfill < 100000)
+			nfill++;
+		ck_assert_int_gt(nfill, 0);
+		keeper_key(4, kd);
+		ck_assert_int_eq(bc_cache_put_blob(c, kd, &ec, 0, &rd, err),
+		    BC_OK);
+		ck_assert(!bc_cache_has(c, kd));
+		ck_assert_int_eq(bc_keeper_store_row(q[1], c, &rd, err), BC_OK);
+		ck_assert(bc_cache_has(c, kd));
+		/* and with no keeper at all */
+		keeper_key(5, kd);
+		ck_assert_int_eq(bc_cache_put_blob(c, kd, &ec, 0, &rd, err),
+		    BC_OK);
+		ck_assert_int_eq(bc_keeper_store_row(-1, c, &rd, err), BC_OK);
+		ck_assert(bc_cache_has(c, kd));
+		close(q[0]);
+		close(q[1]);
+	}
+	/* EOF: the keeper exits; its answers' pipe says so; a SYNC to a
+	 * pipe nobody reads cannot be sent */
 	close(p[1]);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	{
+		uint32_t last = 0;
+
+		ck_assert_int_eq(bc_keeper_acks(a[0], &last), -1);
+	}
 	ck_assert_int_eq(pipe(p), 0);
 	close(p[0]);
-	ck_assert_int_ne(bc_keeper_sync(p[1], a[0], 8, 1000), 0);
+	ck_assert_int_ne(bc_keeper_sync(p[1], 8), 0);
 	close(p[1]);
 	close(a[0]);
 	bc_cache_close(c);
