@@ -437,7 +437,7 @@ seeds_args(void)
 	put_argv("quoting", quoting);
 }
 
-/* --- fuzz_cache: byte 0 even = blob, odd = .i line markers --------------- */
+/* --- fuzz_cache: byte 0 even = blob (bit 1: checksum recomputed), odd = .i */
 
 static void
 seeds_cache(void)
@@ -455,6 +455,8 @@ seeds_cache(void)
 	e.compile_ms = 1234;
 	die_on(bc_cache_blob_encode(&e, 3, &b, err), "blob", err);
 	put_sel("cache", "blob", 0x00, &b);
+	/* the same with its checksum recomputed after each mutation */
+	put_sel("cache", "blob-resum", 0x02, &b);
 	bc_cache_entry_free(&e);
 
 	bc_cache_entry_init(&e);
@@ -470,6 +472,7 @@ seeds_cache(void)
 	bc_buf_reset(&b);
 	die_on(bc_cache_blob_encode(&e, 1, &b, err), "blob", err);
 	put_sel("cache", "blob-sout-dia", 0x00, &b);
+	put_sel("cache", "blob-sout-dia-resum", 0x06, &b);
 	bc_cache_entry_free(&e);
 
 	bc_buf_init(&t, SEED_MAX);
