@@ -38,6 +38,44 @@ as_cstr(const struct bc_buf *b, const char *tok, struct bc_buf *s, char *err)
 }
 
 int
+bc_proto3_read_nfil(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim, uint32_t *nfil, char *err)
+{
+	struct bc_proto3_limits dl;
+	char tok[5];
+	int r;
+
+	if (lim == NULL) {
+		bc_proto3_limits_default(&dl);
+		lim = &dl;
+	}
+	if ((r = bc_packet_rd_hdr(io, in, "NFIL", tok, nfil, err)) != BC_OK)
+		return r;
+	if ((size_t)*nfil > lim->max_nfil)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "NFIL %lu exceeds the limit of %zu", (unsigned long)*nfil,
+		    lim->max_nfil);
+	return BC_OK;
+}
+
+int
+bc_proto3_read_name(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim, struct bc_buf *body, char *err)
+{
+	char tok[5];
+	uint32_t len;
+	int r;
+
+	if ((r = bc_packet_rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
+	    (r = bc_packet_rd_body(io, in, "NAME", len, lim->max_path, body,
+	    err)) != BC_OK)
+		return r;
+	if (len == 0)
+		return bc_seterr(err, BC_ERR_PROTO, "empty NAME");
+	return BC_OK;
+}
+
+int
 bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
     const struct bc_proto3_limits *lim0, bc_proto3_entry_fn fn, void *ctx,
     char *err)
@@ -54,27 +92,17 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 		bc_proto3_limits_default(&dl);
 		lim = &dl;
 	}
-	if ((r = bc_packet_rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
+	if ((r = bc_proto3_read_nfil(io, in, lim, &nfil, err)) != BC_OK)
 		return r;
-	if ((size_t)nfil > lim->max_nfil)
-		return bc_seterr(err, BC_ERR_LIMIT,
-		    "NFIL %lu exceeds the limit of %zu", (unsigned long)nfil,
-		    lim->max_nfil);
 	bc_buf_init(&body, BC_BUF_CEILING);
 	bc_buf_init(&name, lim->max_path + 1);
 	bc_buf_init(&plain, lim->max_file + 1);
 	for (i = 0; i < nfil; i++) {
 		int is_link;
 
-		if ((r = bc_packet_rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
-		    (r = bc_packet_rd_body(io, in, "NAME", len, lim->max_path, &body,
-		    err)) != BC_OK ||
+		if ((r = bc_proto3_read_name(io, in, lim, &body, err)) != BC_OK ||
 		    (r = as_cstr(&body, "NAME", &name, err)) != BC_OK)
 			break;
-		if (len == 0) {
-			r = bc_seterr(err, BC_ERR_PROTO, "empty NAME");
-			break;
-		}
 		if ((r = bc_packet_rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
 			break;
 		if (strcmp(tok, "FILE") == 0)

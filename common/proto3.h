@@ -33,6 +33,16 @@ typedef int (*bc_proto3_entry_fn)(void *ctx, const char *name, int is_link,
     const uint8_t *data, size_t len, char *err);
 
 /*
+ * The two reads every file list starts with (protocol 3 and BOLT pump):
+ * NFIL, checked against lim->max_nfil (lim NULL: the defaults); and one
+ * entry's NAME into body (at most lim->max_path bytes, not empty).
+ */
+int bc_proto3_read_nfil(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim, uint32_t *nfil, char *err);
+int bc_proto3_read_name(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim, struct bc_buf *body, char *err);
+
+/*
  * Read NFIL and the entries from io (or from in when io is NULL),
  * calling fn for each.  A non-BC_OK return of fn stops reading and is
  * returned.

@@ -272,27 +272,16 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 		bc_proto3_limits_default(&dl);
 		lim = &dl;
 	}
-	if ((r = bc_packet_rd_hdr(io, in, "NFIL", tok, &nfil, err)) != BC_OK)
+	if ((r = bc_proto3_read_nfil(io, in, lim, &nfil, err)) != BC_OK)
 		return r;
-	if ((size_t)nfil > lim->max_nfil)
-		return bc_seterr(err, BC_ERR_LIMIT,
-		    "NFIL %lu exceeds the limit of %zu", (unsigned long)nfil,
-		    lim->max_nfil);
 	bc_buf_init(&body, lim->max_path + 1);
 	if (nfil > 0)
 		m->v = xcalloc(nfil, sizeof(*m->v));
 	for (i = 0; i < nfil; i++) {
 		struct bc_pumpx_ent *e = &m->v[i];
 
-		if ((r = bc_packet_rd_hdr(io, in, "NAME", tok, &len, err)) != BC_OK ||
-		    (r = bc_packet_rd_body(io, in, "NAME", len, lim->max_path, &body,
-		    err)) != BC_OK)
-			break;
-		if (len == 0) {
-			r = bc_seterr(err, BC_ERR_PROTO, "empty NAME");
-			break;
-		}
-		if ((r = cstr(&body, "NAME", &e->name, err)) != BC_OK)
+		if ((r = bc_proto3_read_name(io, in, lim, &body, err)) != BC_OK ||
+		    (r = cstr(&body, "NAME", &e->name, err)) != BC_OK)
 			break;
 		m->n = i + 1;
 		if ((r = bc_packet_rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
