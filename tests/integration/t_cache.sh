@@ -469,11 +469,20 @@ check "--cache-check: consistent ($(cat "$T/check.txt"))" grep -q "consistent" "
 log "--- the cache keeper stopped: stats pages still answer, stores are not lost"
 start_boltccd --cache-dir "$T/kcache" || die "cannot start boltccd (keeper test)"
 KPORT=$DPORT KSPORT=$DSPORT KDPID=$DPID
-# after the start, the daemon's one long-lived child is the keeper
-kpid=""
-for st in /proc/[0-9]*/stat; do
-	set -- $(sed 's/^.*) //' "$st" 2>/dev/null)
-	[ "${2:-}" = "$KDPID" ] && kpid=${st#/proc/} && kpid=${kpid%/stat}
+# the daemon's one long-lived child is the keeper: wait until it is the
+# only one (a worker for start_boltccd's readiness probe may linger)
+children_of() {
+	_want=$1
+	for st in /proc/[0-9]*/stat; do
+		set -- $(sed 's/^.*) //' "$st" 2>/dev/null)
+		[ "${2:-}" = "$_want" ] && { _p=${st#/proc/}; echo "${_p%/stat}"; }
+	done
+}
+kpid="" i=0
+while [ $i -lt 50 ]; do
+	kids=$(children_of "$KDPID")
+	[ "$(echo "$kids" | grep -c .)" -eq 1 ] && { kpid=$kids; break; }
+	sleep 0.1; i=$((i + 1))
 done
 check "found the cache keeper (pid ${kpid:-none})" [ -n "$kpid" ]
 if [ -n "$kpid" ]; then
