@@ -1582,17 +1582,15 @@ bc_cache_loc_each(struct bc_cache *c,
  */
 
 static off_t
-inflight_off(const char *key)
+inflight_off(const char *key)	/* a checked key (bc_hash_is_hex) */
 {
+	uint8_t b[6];		/* 48 bits: a valid off_t everywhere */
 	uint64_t v = 0;
 	int i;
 
-	for (i = 0; i < 12; i++) {	/* 48 bits: a valid off_t everywhere */
-		int c = key[i];
-
-		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' +
-		    10);
-	}
+	(void)bc_hash_unhex(key, sizeof(b), b);
+	for (i = 0; i < 6; i++)
+		v = v << 8 | b[i];
 	return (off_t)v;
 }
 

@@ -115,3 +115,25 @@ bc_hash_is_hex(const char *s)
 			return 0;
 	return s[BC_HASH_HEXLEN] == '\0';
 }
+
+static int
+lowhex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' :
+	    c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int
+bc_hash_unhex(const char *s, size_t n, uint8_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int hi = lowhex(s[2 * i]), lo;
+
+		if (hi < 0 || (lo = lowhex(s[2 * i + 1])) < 0)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}

@@ -35,5 +35,8 @@ void bc_hash_bytes(const void *p, size_t n, uint8_t out[BC_HASH_LEN]);
 void bc_hash_hex(const uint8_t *p, size_t n, char *out);
 /* 1 if s is exactly BC_HASH_HEXLEN lowercase hex digits. */
 int bc_hash_is_hex(const char *s);
+/* The n bytes written as the first 2n lowercase hex digits of s (the
+ * inverse of bc_hash_hex): 0, or -1 at a character that is not one. */
+int bc_hash_unhex(const char *s, size_t n, uint8_t *out);
 
 #endif

@@ -38,18 +38,8 @@ bc_locdir_free(struct bc_locdir *d)
 static int
 unhex(const char *key, uint8_t out[16])
 {
-	size_t i;
-
-	if (key == NULL || !bc_hash_is_hex(key))
-		return -1;
-	for (i = 0; i < 16; i++) {
-		int hi = key[2 * i], lo = key[2 * i + 1];
-
-		hi = hi <= '9' ? hi - '0' : hi - 'a' + 10;
-		lo = lo <= '9' ? lo - '0' : lo - 'a' + 10;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
+	return key == NULL || !bc_hash_is_hex(key) ? -1 :
+	    bc_hash_unhex(key, 16, out);
 }
 
 static size_t

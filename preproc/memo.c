@@ -137,16 +137,6 @@ num(const char **p, const char *end, long long *v, int sign)
 	return 0;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int
 bc_pp_memo_parse(struct bc_pp_memo *m, const char *p, size_t n)
 {
@@ -182,14 +172,7 @@ bc_pp_memo_parse(struct bc_pp_memo *m, const char *p, size_t n)
 			p += 2;		/* no hash (checked first: "- " may
 					 * well have a space 64 bytes on) */
 		} else if (end - p >= 65 && p[64] == ' ') {
-			for (i = 0; i < 32; i++) {
-				int hi = hexval(p[2 * i]), lo = hexval(p[2 * i + 1]);
-
-				if (hi < 0 || lo < 0)
-					break;
-				e->hash[i] = (uint8_t)(hi << 4 | lo);
-			}
-			if (i != 32) {
+			if (bc_hash_unhex(p, 32, e->hash) != 0) {
 				ent_free(e);
 				return BC_ERR_CORRUPT;
 			}

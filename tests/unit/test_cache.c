@@ -66,6 +66,17 @@ START_TEST(test_hash_vectors)
 	ck_assert_str_eq(hex,
 	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	ck_assert(bc_hash_is_hex(hex));
+	{
+		uint8_t back[BC_HASH_LEN];
+
+		ck_assert_int_eq(bc_hash_unhex(hex, sizeof(back), back), 0);
+		ck_assert_int_eq(memcmp(back, d, sizeof(d)), 0);
+		ck_assert_int_eq(bc_hash_unhex("0aff", 2, back), 0);
+		ck_assert_uint_eq(back[0], 0x0a);
+		ck_assert_uint_eq(back[1], 0xff);
+		ck_assert_int_eq(bc_hash_unhex("0aFf", 2, back), -1);
+		ck_assert_int_eq(bc_hash_unhex("0g", 1, back), -1);
+	}
 	hex[3] = 'G';
 	ck_assert(!bc_hash_is_hex(hex));
 	ck_assert(!bc_hash_is_hex("abc"));
