@@ -328,6 +328,24 @@ contains(const uint8_t *p, size_t n, const char *needle)
 	return n >= k && memmem(p, n, needle, k) != NULL;
 }
 
+/* The wire protocol toward h, a boltccd or not (bolt). */
+static int
+host_proto(const struct bc_host *h, int bolt)
+{
+	/* ,cpp,lzo: pump (3) when the scan allows (client/pump.c) */
+	return bolt ? BC_PROTO_BOLT : h->protocol == 1 ? 1 :
+	    h->protocol == 3 ? 3 : 2;
+}
+
+/* Whether a job toward h in proto wants pump mode: protocol 3, or BOLT
+ * pump on a boltccd (the default unless ",plain" or BOLTCC_PUMP=0). */
+static int
+wants_pump(const struct bc_cconf *cfg, const struct bc_host *h, int proto)
+{
+	return proto == 3 || (proto == BC_PROTO_BOLT && (h->protocol == 3 ||
+	    (cfg->pump && !h->plain)));
+}
+
 /* Pick the wire protocol for a host (probing it once if needed). */
 static int
 choose_proto(struct job *j, const struct bc_host *h, int *proto, char *err)
@@ -352,10 +370,7 @@ choose_proto(struct job *j, const struct bc_host *h, int *proto, char *err)
 			bc_remote_probe_remember(j->cfg->statedir, h, bolt);
 		}
 	}
-	if (bolt)
-		*proto = BC_PROTO_BOLT;
-	else	/* ,cpp,lzo: pump (3) when the scan allows (client/pump.c) */
-		*proto = h->protocol == 1 ? 1 : h->protocol == 3 ? 3 : 2;
+	*proto = host_proto(h, bolt);
 	return BC_OK;
 }
 
@@ -801,6 +816,22 @@ prepare_plain(struct job *j, struct bc_buf *doti, int *rc, const char **why)
 }
 
 /*
+ * Plain mode's local half of a job sent in proto: direct mode's lookup
+ * (toward a boltccd with the cache on, when the farm was not asked yet:
+ * `direct`), then the preprocessor.  As prepare_plain; 1 also for a
+ * direct-mode hit, written out.
+ */
+static int
+local_half(struct job *j, const struct bc_hostlist *hl, int proto,
+    int direct, struct bc_buf *doti, int *rc, const char **why)
+{
+	if (direct && proto == BC_PROTO_BOLT && j->cfg->cache &&
+	    direct_lookup(j, hl, rc))
+		return 1;
+	return prepare_plain(j, doti, rc, why);
+}
+
+/*
  * Whether this job's local half can be done before a slot is taken: when
  * every host of the list would get the same request (all known BOLT
  * hosts, or all known stock distccd hosts, with the same pump choice, and
@@ -825,10 +856,8 @@ host_independent(const struct job *j, const struct bc_hostlist *hl,
 		    0 : bc_remote_probe_cached(j->cfg->statedir, h);
 		if (bolt < 0 || (!bolt && j->plan.dia_file != NULL))
 			return 0;	/* probed first; .dia: see run_remote */
-		pr = bolt ? BC_PROTO_BOLT : h->protocol == 1 ? 1 :
-		    h->protocol == 3 ? 3 : 2;
-		pu = pr == 3 || (bolt && (h->protocol == 3 ||
-		    (j->cfg->pump && !h->plain)));
+		pr = host_proto(h, bolt);
+		pu = wants_pump(j->cfg, h, pr);
 		if (n++ > 0 && (pr != *proto || pu != *pump))
 			return 0;
 		*proto = pr;
@@ -898,11 +927,8 @@ run_remote(struct job *j)
 	    !(epump && bc_cpump_try(&pump, &pump_state, &j->plan, &j->argv,
 	    j->compiler_path, cfg->cwd, cfg->statedir,
 	    eproto == BC_PROTO_BOLT, &j->stats))) {
-		/* plain mode, whichever host: preprocess before a slot */
-		if (eproto == BC_PROTO_BOLT && cfg->cache &&
-		    direct_lookup(j, &hl, &rc))
-			goto out;
-		r = prepare_plain(j, &doti, &rc, &no_host_why);
+		/* plain mode, whichever host: the local half before a slot */
+		r = local_half(j, &hl, eproto, 1, &doti, &rc, &no_host_why);
 		if (r > 0)
 			goto out;
 		if (r < 0)
@@ -961,25 +987,16 @@ run_remote(struct job *j)
 			continue;
 		}
 
-		/* ",cpp": pump mode (protocol 3, or BOLT pump on a boltccd:
-		 * the default unless ",plain" or BOLTCC_PUMP=0) when the
-		 * scanner allows, else plain mode for this job */
-		pumping = (proto == 3 || (proto == BC_PROTO_BOLT &&
-		    (h->protocol == 3 || (cfg->pump && !h->plain)))) &&
-		    bc_cpump_try(&pump, &pump_state,
-		    &j->plan, &j->argv, j->compiler_path, cfg->cwd,
+		/* pump mode when wanted and the scanner allows, else plain
+		 * mode for this job */
+		pumping = wants_pump(cfg, h, proto) && bc_cpump_try(&pump,
+		    &pump_state, &j->plan, &j->argv, j->compiler_path, cfg->cwd,
 		    cfg->statedir, proto == BC_PROTO_BOLT, &j->stats);
 		if (proto == 3 && !pumping)
 			proto = 2;
-		/* direct mode is plain mode's (a pump key needs no cpp) */
-		if (!pumping && !cpp_done && !looked_up &&
-		    proto == BC_PROTO_BOLT && cfg->cache &&
-		    direct_lookup(j, &hl, &rc)) {
-			bc_hostsel_release(&slot);
-			goto out;
-		}
 		if (!cpp_done && !pumping) {
-			r = prepare_plain(j, &doti, &rc, &no_host_why);
+			r = local_half(j, &hl, proto, !looked_up, &doti, &rc,
+			    &no_host_why);
 			if (r != 0)
 				bc_hostsel_release(&slot);
 			if (r > 0)
