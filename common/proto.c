@@ -435,16 +435,15 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 		req->kind = (int)kind;
 		return BC_OK;
 	}
-	if (kind == BC_RQST_LOOKUP) {
-		req->kind = BC_RQST_LOOKUP;
-		return read_hex64(s, "CKEY", &req->key, err);
-	}
-	if (kind == BC_RQST_LOCATE) {
+	if (BC_RQST_IS_LOOKUP(kind)) {
 		uint32_t len;
 
-		req->kind = BC_RQST_LOCATE;
+		req->kind = (int)kind;
 		if ((r = read_hex64(s, "CKEY", &req->key, err)) != BC_OK ||
-		    (r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK ||
+		    kind == BC_RQST_LOOKUP)
+			return r;
+		/* LOCATE: and where the job goes if nobody has the key */
+		if ((r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK ||
 		    (r = src_hdr(s, "HOST", t, &len, err)) != BC_OK)
 			return r;
 		return src_string_body(s, "HOST", len, BC_MAX_LOC_HOST,
@@ -937,13 +936,11 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		return r;
 	if (req->kind == BC_RQST_HELLO || req->kind == BC_RQST_ZERO)
 		return BC_OK;
-	if (req->kind == BC_RQST_LOOKUP)
-		return put_str(out, "CKEY", req->key, BC_HASH_HEXLEN, err);
-	if (req->kind == BC_RQST_LOCATE) {
+	if (BC_RQST_IS_LOOKUP(req->kind)) {
 		const char *h = req->loc_host != NULL ? req->loc_host : "";
 
 		if ((r = put_str(out, "CKEY", req->key, BC_HASH_HEXLEN, err))
-		    != BC_OK ||
+		    != BC_OK || req->kind == BC_RQST_LOOKUP ||
 		    (r = put_int(out, "FLAG", req->flags, err)) != BC_OK)
 			return r;
 		return put_str(out, "HOST", h, strlen(h), err);

@@ -404,23 +404,30 @@ struct job {
 	struct bc_pumpx_manifest pm;	/* BOLT pump: the manifest */
 };
 
+/* An event for the parent, kind and pid filled in here.  Non-blocking:
+ * a full pipe loses it (a stats event, a location hint), never stalls. */
+static void
+emit(const struct job *j, struct bc_job_event *ev, int kind)
+{
+	if (j->conf->event_fd < 0)
+		return;
+	ev->kind = kind;
+	ev->pid = (int32_t)getpid();
+	(void)write(j->conf->event_fd, ev, sizeof(*ev));
+}
+
 static void
 send_event(const struct job *j, int kind, int outcome, int64_t ms)
 {
 	struct bc_job_event ev;
 
-	if (j->conf->event_fd < 0)
-		return;
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
 	ev.outcome = outcome;
-	ev.pid = (int32_t)getpid();
 	ev.ms = ms;
 	ev.rss_kb = j->rss_kb;
 	memcpy(ev.compiler, j->compiler, sizeof(ev.compiler));
 	memcpy(ev.file, j->file, sizeof(ev.file));
-	/* non-blocking: a full pipe loses a stats event, never stalls */
-	(void)write(j->conf->event_fd, &ev, sizeof(ev));
+	emit(j, &ev, kind);
 }
 
 /* A key's new location, for the parent's directory (locdir.h). */
@@ -429,14 +436,10 @@ send_location(const struct job *j, const struct bc_cache_loc *rec)
 {
 	struct bc_job_event ev;
 
-	if (j->conf->event_fd < 0)
-		return;
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = BC_EV_LOCATION;
-	ev.pid = (int32_t)getpid();
 	snprintf(ev.key, sizeof(ev.key), "%s", rec->key);
 	snprintf(ev.loc, sizeof(ev.loc), "%s", rec->host);
-	(void)write(j->conf->event_fd, &ev, sizeof(ev));
+	emit(j, &ev, BC_EV_LOCATION);
 }
 
 static void
@@ -1149,9 +1152,11 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 	}
 }
 
-/* The MISS answer to a LOOKUP (the worker's and the parent's). */
+/* Not here: MISS, or LOCN at (a LOCATE's answer when the key is
+ * elsewhere). */
 static int
-write_miss(const struct bc_request *req, struct bc_buf *out, char *e)
+write_miss(const struct bc_request *req, const char *at, struct bc_buf *out,
+    char *e)
 {
 	struct bc_reply rep;
 	int r;
@@ -1159,6 +1164,7 @@ write_miss(const struct bc_request *req, struct bc_buf *out, char *e)
 	bc_reply_init(&rep);
 	rep.proto = req->proto;
 	rep.miss = 1;
+	rep.locn = at != NULL ? xstrdup(at) : NULL;
 	r = bc_proto_write_reply(out, req, &rep, e);
 	bc_reply_free(&rep);
 	return r;
@@ -1173,9 +1179,8 @@ static int
 write_absent(const struct bc_job_conf *conf, const struct bc_request *req,
     struct bc_buf *out, struct bc_cache_loc *rec, char *e)
 {
-	struct bc_reply rep;
-	const char *at = NULL;
-	int record = 0, r;
+	const char *at;
+	int record = 0;
 
 	rec->key[0] = '\0';
 	if (req->kind == BC_RQST_LOCATE && conf->locdir == NULL)
@@ -1183,7 +1188,7 @@ write_absent(const struct bc_job_conf *conf, const struct bc_request *req,
 		 * session): the client asks every host instead */
 		return bc_proto_write_error(out, "no key locations here", e);
 	if (req->kind != BC_RQST_LOCATE)
-		return write_miss(req, out, e);
+		return write_miss(req, NULL, out, e);
 	at = bc_locdir_decide(conf->locdir, req->key, req->loc_host,
 	    req->flags, &record);
 	if (record) {
@@ -1191,14 +1196,7 @@ write_absent(const struct bc_job_conf *conf, const struct bc_request *req,
 		snprintf(rec->host, sizeof(rec->host), "%s",
 		    req->loc_host != NULL ? req->loc_host : "");
 	}
-	if (at == NULL)
-		return write_miss(req, out, e);
-	bc_reply_init(&rep);
-	rep.proto = req->proto;
-	rep.locn = xstrdup(at);
-	r = bc_proto_write_reply(out, req, &rep, e);
-	bc_reply_free(&rep);
-	return r;
+	return write_miss(req, at, out, e);
 }
 
 /* BOLT lookup: the stored result, or MISS.  Waits for an identical job
