@@ -502,14 +502,6 @@ make_blob_dirs(struct bc_cache *c)
 	}
 }
 
-/*
- * Schema 1 kept blobs in blobs/ab/cd/<key>; move them to blobs/ab/<key>
- * (a rename each, in the same file system) and drop the emptied
- * directories.  Runs in the first process that opens a schema-1 cache
- * (boltccd's parent, before it serves anything); interrupted, it goes on
- * at the next open, and whatever it missed start-up reconciliation
- * counts as rows without blobs.
- */
 /* Each blob directory blobs/ab that exists: fn(c, its path, arg). */
 static void
 each_blob_dir(struct bc_cache *c,
@@ -573,6 +565,14 @@ migrate_dir(struct bc_cache *c, const char *dir, void *arg)
 	closedir(d2);
 }
 
+/*
+ * Schema 1 kept blobs in blobs/ab/cd/<key>; move them to blobs/ab/<key>
+ * (a rename each, in the same file system) and drop the emptied
+ * directories.  Runs in the first process that opens a schema-1 cache
+ * (boltccd's parent, before it serves anything); interrupted, it goes on
+ * at the next open, and whatever it missed start-up reconciliation
+ * counts as rows without blobs.
+ */
 static void
 migrate_v1_blobs(struct bc_cache *c)
 {
