@@ -26,6 +26,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/osdep.h"
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -89,22 +90,13 @@ bc_direct_free(struct bc_direct *d)
 	d->mkey[0] = '\0';
 }
 
-#ifdef __APPLE__
-#define MTIME_NS(st) ((long long)(st)->st_mtimespec.tv_nsec)
-#define CTIME_NS(st) ((long long)(st)->st_ctimespec.tv_nsec)
-#else
-#define MTIME_NS(st) ((long long)(st)->st_mtim.tv_nsec)
-#define CTIME_NS(st) ((long long)(st)->st_ctim.tv_nsec)
-#endif
-
 /* The identity of a file version as far as stat() can tell. */
 static void
 file_stamp(const struct stat *st, char *out, size_t n)
 {
-	snprintf(out, n, "%llu.%llu.%lld%09lld.%lld%09lld",
+	snprintf(out, n, "%llu.%llu.%lld.%lld",
 	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-	    (long long)st->st_mtime, MTIME_NS(st), (long long)st->st_ctime,
-	    CTIME_NS(st));
+	    (long long)bc_osdep_mtime_ns(st), (long long)bc_osdep_ctime_ns(st));
 }
 
 /* Hash a file's content; -1 if it cannot be read. */

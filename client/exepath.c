@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
+#include "common/osdep.h"
 #include "common/util.h"
 #include "client/exepath.h"
 
@@ -27,23 +25,6 @@ resolved(const char *p)
 	if (p == NULL || realpath(p, buf) == NULL)
 		return NULL;
 	return xstrdup(buf);
-}
-
-static char *
-os_path(void)
-{
-#if defined(__linux__)
-	return resolved("/proc/self/exe");
-#elif defined(__APPLE__)
-	char buf[PATH_MAX];
-	uint32_t n = sizeof(buf);
-
-	if (_NSGetExecutablePath(buf, &n) != 0)
-		return NULL;
-	return resolved(buf);
-#else
-	return NULL;
-#endif
 }
 
 /* argv0 on PATH, as execvp would find it. */
@@ -77,7 +58,7 @@ path_lookup(const char *argv0)
 char *
 bc_exe_path(const char *argv0)
 {
-	char *p = os_path();
+	char *p = bc_osdep_exe_path();
 
 	if (p != NULL)
 		return p;

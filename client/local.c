@@ -24,6 +24,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/osdep.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "client/local.h"
@@ -110,9 +111,7 @@ bc_local_self_init(struct bc_self *self, const char *argv0,
 			free(cand);
 		}
 	}
-#ifdef __linux__
-	self->paths[1] = resolve("/proc/self/exe");
-#endif
+	self->paths[1] = bc_osdep_exe_path();
 }
 
 void

@@ -35,11 +35,11 @@ main(int argc, char **argv)
 	long long idle = BC_SSH_IDLE_SEC, fd = -1;
 	int i;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	if (argc % 2 == 0)	/* every option takes one value */
+		return usage();
+	for (i = 1; i + 1 < argc; i += 2) {
+		const char *a = argv[i], *v = argv[i + 1];
 
-		if (v == NULL)
-			return usage();
 		if (strcmp(a, "--dir") == 0)
 			dir = v;
 		else if (strcmp(a, "--log") == 0)
@@ -52,7 +52,6 @@ main(int argc, char **argv)
 				return usage();
 		} else
 			return usage();
-		i++;
 	}
 	if ((dir == NULL) == (fd < 0))
 		return usage();

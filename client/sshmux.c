@@ -55,13 +55,10 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/mux.h"
+#include "common/osdep.h"
 #include "common/util.h"
 #include "client/ssh.h"
 
-
-#ifndef MSG_NOSIGNAL
-#define MSG_NOSIGNAL 0	/* macOS: SIGPIPE is ignored by boltcc and the helper */
-#endif
 
 #define MUX_MAX_CONNS 256
 #define MUX_MAX_SESSIONS 64
@@ -144,7 +141,7 @@ ctl_send(int fd, const char *s)
 	if (fd < 0)
 		return;
 	while (n > 0) {
-		ssize_t w = send(fd, s, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t w = send(fd, s, n, MSG_DONTWAIT | BC_MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -317,7 +314,7 @@ conn_pump(struct mux *m, struct mconn *c, int64_t now)
 		} else {
 			n = send(c->data, c->down + c->down_off,
 			    c->down_len - c->down_off,
-			    MSG_DONTWAIT | MSG_NOSIGNAL);
+			    MSG_DONTWAIT | BC_MSG_NOSIGNAL);
 			if (n > 0) {
 				c->down_off += (size_t)n;
 				prog = 1;
@@ -421,7 +418,7 @@ send_fd(int ctl, int fd)
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	do
-		w = sendmsg(ctl, &mh, MSG_NOSIGNAL);
+		w = sendmsg(ctl, &mh, BC_MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
 	return w == 3 ? BC_OK : BC_ERR_IO;
 }
@@ -1087,21 +1084,10 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 			int fd = accept(listen_fd, NULL, NULL);
 
 			if (fd >= 0) {
-				uid_t ok = 0;
-#ifdef SO_PEERCRED
-				struct ucred uc;
-				socklen_t ul = sizeof(uc);
+				uid_t peer;
 
-				ok = getsockopt(fd, SOL_SOCKET, SO_PEERCRED,
-				    &uc, &ul) == 0 && uc.uid == getuid();
-#else
-				uid_t eu;
-				gid_t eg;
-
-				ok = getpeereid(fd, &eu, &eg) == 0 &&
-				    eu == getuid();
-#endif
-				if (ok)
+				if (bc_osdep_peer_uid(fd, &peer) == 0 &&
+				    peer == getuid())
 					add_conn(&m, fd, now);
 				else
 					close(fd);

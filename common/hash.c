@@ -1,65 +1,20 @@
 /*
- * hash.c - SHA-256 from OpenSSL's libcrypto (see hash.h).
- *
- * The one-shot SHA256_* functions are used rather than EVP: they need no
- * library initialisation (EVP in OpenSSL 3 loads providers and the
- * configuration on first use, about a millisecond in every boltcc process
- * and every forked boltccd worker), and they use the same assembly.  They
- * are deprecated in OpenSSL 3 but kept; OPENSSL_API_COMPAT selects them.
+ * hash.c - the portable half of SHA-256 (see hash.h): hex forms and the
+ * helpers built on the primitive.  The primitive itself (init, update,
+ * final, free) is sha256_openssl.c (libcrypto) or, on macOS,
+ * sha256_commoncrypto.c (CommonCrypto in libSystem); configure picks one.
  */
 #include "config.h"
 
-#define OPENSSL_API_COMPAT 0x10100000L
-#define OPENSSL_SUPPRESS_DEPRECATED 1
-
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <openssl/sha.h>
-
 #include "common/hash.h"
-
-static void
-hash_die(const char *what)
-{
-	fprintf(stderr, "boltcc: fatal: SHA-256 %s failed\n", what);
-	abort();
-}
-
-void
-bc_hash_init(struct bc_hash *h)
-{
-	SHA256_CTX *c = malloc(sizeof(*c));
-
-	if (c == NULL)
-		hash_die("context allocation");
-	if (SHA256_Init(c) != 1)
-		hash_die("init");
-	h->ctx = c;
-}
-
-void
-bc_hash_update(struct bc_hash *h, const void *p, size_t n)
-{
-	if (n == 0)
-		return;
-	if (SHA256_Update((SHA256_CTX *)h->ctx, p, n) != 1)
-		hash_die("update");
-}
 
 void
 bc_hash_update_str(struct bc_hash *h, const char *s)
 {
 	bc_hash_update(h, s, strlen(s) + 1);
-}
-
-void
-bc_hash_final(struct bc_hash *h, uint8_t out[BC_HASH_LEN])
-{
-	if (SHA256_Final(out, (SHA256_CTX *)h->ctx) != 1)
-		hash_die("final");
-	bc_hash_free(h);
 }
 
 void
@@ -69,16 +24,6 @@ bc_hash_final_hex(struct bc_hash *h, char out[BC_HASH_HEXLEN + 1])
 
 	bc_hash_final(h, d);
 	bc_hash_hex(d, sizeof(d), out);
-}
-
-void
-bc_hash_free(struct bc_hash *h)
-{
-	if (h->ctx != NULL) {
-		memset(h->ctx, 0, sizeof(SHA256_CTX));
-		free(h->ctx);
-	}
-	h->ctx = NULL;
 }
 
 void
@@ -134,6 +79,47 @@ bc_hash_unhex(const char *s, size_t n, uint8_t *out)
 		if (hi < 0 || (lo = lowhex(s[2 * i + 1])) < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+/* FIPS 180-2 examples, and one input fed across many updates. */
+static const struct {
+	const char *msg;
+	size_t repeat;
+	const char *hex;
+} vectors[] = {
+	{ "", 1,
+	  "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+	{ "abc", 1,
+	  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+	{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+	  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+	{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10000,	/* 100 bytes x 10^4 */
+	  "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0" },
+};
+
+int
+bc_hash_selftest(char *err, size_t errlen)
+{
+	char hex[BC_HASH_HEXLEN + 1];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		struct bc_hash h;
+		size_t len = strlen(vectors[i].msg);
+
+		bc_hash_init(&h);
+		for (k = 0; k < vectors[i].repeat; k++)
+			bc_hash_update(&h, vectors[i].msg, len);
+		bc_hash_final_hex(&h, hex);
+		if (strcmp(hex, vectors[i].hex) != 0) {
+			snprintf(err, errlen, "SHA-256 vector %zu (%zu x %zu "
+			    "bytes): got %s, want %s", i, vectors[i].repeat,
+			    len, hex, vectors[i].hex);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
- * hash.h - SHA-256 (OpenSSL libcrypto), the one collision-resistant hash
- * of boltcc: cache keys, compiler identities, blob checksums, rendezvous
- * hashing of cache keys over the host list.
+ * hash.h - SHA-256 (OpenSSL libcrypto; CommonCrypto on macOS), the one
+ * collision-resistant hash of boltcc: cache keys, compiler identities,
+ * blob checksums, rendezvous hashing of cache keys over the host list.
  *
  * Usage: bc_hash_init, any number of bc_hash_update, bc_hash_final (or
  * bc_hash_final_hex).  A context is reusable after final.  Failures of
@@ -17,7 +17,7 @@
 #define BC_HASH_HEXLEN (2 * BC_HASH_LEN)	/* without NUL */
 
 struct bc_hash {
-	void *ctx;	/* EVP_MD_CTX */
+	void *ctx;	/* SHA256_CTX or CC_SHA256_CTX */
 };
 
 void bc_hash_init(struct bc_hash *h);
@@ -35,6 +35,11 @@ void bc_hash_bytes(const void *p, size_t n, uint8_t out[BC_HASH_LEN]);
 void bc_hash_hex(const uint8_t *p, size_t n, char *out);
 /* 1 if s is exactly BC_HASH_HEXLEN lowercase hex digits. */
 int bc_hash_is_hex(const char *s);
+/* Check the primitive against the FIPS 180-2 vectors: 0, or -1 with the
+ * vector that failed in err.  The unit tests run it on Linux, `boltccd
+ * --self-test` on the machine where boltcc is installed (CommonCrypto on
+ * macOS must give the bytes OpenSSL gives). */
+int bc_hash_selftest(char *err, size_t errlen);
 /* The n bytes written as the first 2n lowercase hex digits of s (the
  * inverse of bc_hash_hex): 0, or -1 at a character that is not one. */
 int bc_hash_unhex(const char *s, size_t n, uint8_t *out);

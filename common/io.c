@@ -20,6 +20,7 @@
 
 #include "err.h"
 #include "io.h"
+#include "osdep.h"
 #include "limits.h"
 #include "wire.h"
 
@@ -286,40 +287,7 @@ void
 bc_io_tcp_liveness(int fd, int idle_s, int intvl_s, int cnt,
     int user_timeout_ms)
 {
-	int one = 1;
-
-	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-#if defined(TCP_KEEPIDLE)
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s,
-	    sizeof(idle_s));
-#elif defined(TCP_KEEPALIVE)	/* macOS: the idle time */
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPALIVE, &idle_s,
-	    sizeof(idle_s));
-#else
-	(void)idle_s;
-#endif
-#if defined(TCP_KEEPINTVL)
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl_s,
-	    sizeof(intvl_s));
-#else
-	(void)intvl_s;
-#endif
-#if defined(TCP_KEEPCNT)
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-#else
-	(void)cnt;
-#endif
-#if defined(TCP_USER_TIMEOUT)
-	{
-		unsigned int ut = user_timeout_ms > 0 ?
-		    (unsigned int)user_timeout_ms : 0;
-
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut,
-		    sizeof(ut));
-	}
-#else
-	(void)user_timeout_ms;
-#endif
+	bc_osdep_tcp_liveness(fd, idle_s, intvl_s, cnt, user_timeout_ms);
 }
 
 static int

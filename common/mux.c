@@ -19,11 +19,8 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mux.h"
+#include "common/osdep.h"
 #include "common/util.h"
-
-#ifndef MSG_NOSIGNAL
-#define MSG_NOSIGNAL 0	/* macOS: the callers ignore SIGPIPE */
-#endif
 
 #define IN_MAX (BC_MUX_HELLO_LEN + BC_MUX_HDR_LEN + BC_MUX_MAX_PAYLOAD)
 #define OUT_MAX (BC_MUX_OUTQ_HIGH + BC_MUX_HELLO_LEN + BC_MUX_HDR_LEN + \
@@ -528,7 +525,7 @@ pump_stream(struct bc_mux *m, struct bc_mux_stream *st)
 	/* peer -> local */
 	while (bc_buf_avail(&st->in) > 0) {
 		n = send(st->fd, bc_buf_ptr(&st->in), bc_buf_avail(&st->in),
-		    MSG_DONTWAIT | MSG_NOSIGNAL);
+		    MSG_DONTWAIT | BC_MSG_NOSIGNAL);
 		if (n > 0) {
 			(void)bc_buf_skip(&st->in, (size_t)n);
 			st->owed += (uint32_t)n;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -104,10 +105,9 @@ check_listener(int fd, char *err)
 	return BC_OK;
 }
 
-#ifdef __APPLE__
-/* launchd: the "Listeners" and "Stats" socket groups of the plist. */
-static int
-from_launchd(struct bc_activated *out, size_t max, size_t *n, char *err)
+int
+bc_activate_from_groups(bc_activate_get_fn get, struct bc_activated *out,
+    size_t max, size_t *n, char *err)
 {
 	static const char *const groups[] = { "Listeners", "Stats", NULL };
 	size_t g, k;
@@ -116,7 +116,7 @@ from_launchd(struct bc_activated *out, size_t max, size_t *n, char *err)
 	for (g = 0; groups[g] != NULL; g++) {
 		int *fds = NULL;
 		size_t cnt = 0;
-		int r = launch_activate_socket(groups[g], &fds, &cnt);
+		int r = get(groups[g], &fds, &cnt);
 
 		if (r == ESRCH)
 			return BC_OK;	/* not started by launchd */
@@ -127,6 +127,8 @@ from_launchd(struct bc_activated *out, size_t max, size_t *n, char *err)
 			    "(%s): %s", groups[g], strerror(r));
 		for (k = 0; k < cnt; k++) {
 			if (*n >= max) {
+				for (; k < cnt; k++)
+					(void)close(fds[k]);
 				free(fds);
 				return bc_seterr(err, BC_ERR_LIMIT, "launchd "
 				    "passed more than %zu sockets", max);
@@ -141,7 +143,6 @@ from_launchd(struct bc_activated *out, size_t max, size_t *n, char *err)
 	}
 	return BC_OK;
 }
-#endif
 
 int
 bc_activate_sockets(int stats_port, struct bc_activated *out, size_t max,
@@ -152,7 +153,7 @@ bc_activate_sockets(int stats_port, struct bc_activated *out, size_t max,
 
 	*n = 0;
 #ifdef __APPLE__
-	r = from_launchd(out, max, n, err);
+	r = bc_activate_from_groups(launch_activate_socket, out, max, n, err);
 	if (r != BC_OK)
 		return r;
 #endif

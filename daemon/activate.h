@@ -35,6 +35,23 @@ int bc_activate_parse_systemd(const char *listen_pid, const char *listen_fds,
     size_t max, size_t *n, char *err);
 
 /*
+ * launch_activate_socket(3): the fds of socket group `name` of the
+ * plist (malloc'd array, caller frees), 0, or ESRCH (not started by
+ * launchd), ENOENT (no such group), another errno.
+ */
+typedef int (*bc_activate_get_fn)(const char *name, int **fds, size_t *cnt);
+
+/*
+ * launchd's groups "Listeners" (job sockets) and "Stats" (stats page),
+ * asked of `get` (launch_activate_socket on macOS; the unit tests pass
+ * a stand-in, so this half is tested on every system).  BC_OK with
+ * *n == 0 when not started by launchd; on error every fd received is
+ * closed or in out[0..*n).
+ */
+int bc_activate_from_groups(bc_activate_get_fn get, struct bc_activated *out,
+    size_t max, size_t *n, char *err);
+
+/*
  * The sockets of whichever manager started us (launchd first on macOS,
  * then systemd).  Checks each fd is a listening stream socket, sets it
  * non-blocking and close-on-exec, decides is_stats (name "stats", or

@@ -39,6 +39,7 @@
 #include "common/io.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/osdep.h"
 #include "common/proto.h"
 #include "common/util.h"
 #include "common/wire.h"
@@ -764,11 +765,7 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 	}
 	/* kill leftovers of the compiler's process group */
 	(void)kill(-pid, SIGKILL);
-#ifdef __APPLE__
-	j->rss_kb = (int64_t)ru.ru_maxrss / 1024;
-#else
-	j->rss_kb = (int64_t)ru.ru_maxrss;
-#endif
+	j->rss_kb = bc_osdep_maxrss_kb(&ru);
 	*status = st;
 	return st == 0 ? BC_OUT_OK : BC_OUT_COMPILE_ERROR;
 }

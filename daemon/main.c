@@ -24,6 +24,7 @@
 #include "acl.h"
 #include "policy.h"
 #include "scratch.h"
+#include "selftest.h"
 #include "server.h"
 
 /* default --queue floor: lookups from every client of a farm queue too */
@@ -40,6 +41,10 @@ struct opts {
 	int no_cache;
 	int cache_check;
 	char *tmp_dir;
+	int cache_dir_given;
+	int self_test;
+	char *self_test_cc;		/* --self-test-compiler */
+	struct bc_strv allow_compiler;	/* --allow-compiler as given */
 };
 
 typedef int (*opt_fn)(struct opts *o, const char *arg, char *err);
@@ -224,6 +229,7 @@ opt_allow_compiler(struct opts *o, const char *a, char *err)
 
 	if (bc_policy_allow(&o->sc->policy, a, e) != BC_OK)
 		return bc_seterr(err, BC_ERR_INVAL, "--allow-compiler: %s", e);
+	bc_strv_push(&o->allow_compiler, a);
 	return BC_OK;
 }
 
@@ -262,6 +268,7 @@ opt_cache_dir(struct opts *o, const char *a, char *err)
 		return bc_seterr(err, BC_ERR_INVAL, "--cache-dir: empty name");
 	free(o->sc->cache_dir);
 	o->sc->cache_dir = xstrdup(a);
+	o->cache_dir_given = 1;
 	return BC_OK;
 }
 
@@ -318,6 +325,24 @@ opt_cache_check(struct opts *o, const char *a, char *err)
 	return BC_OK;
 }
 
+static int
+opt_self_test(struct opts *o, const char *a, char *err)
+{
+	o->self_test = 1;
+	return BC_OK;
+}
+
+static int
+opt_self_test_cc(struct opts *o, const char *a, char *err)
+{
+	if (*a == '\0')
+		return bc_seterr(err, BC_ERR_INVAL,
+		    "--self-test-compiler: empty name");
+	free(o->self_test_cc);
+	o->self_test_cc = xstrdup(a);
+	return BC_OK;
+}
+
 /* $XDG_CACHE_HOME/boltccd, ~/.cache/boltccd, or /var/cache/boltccd
  * for root. */
 static char *
@@ -367,6 +392,24 @@ cache_check(const struct bc_server_conf *sc)
 	return bad == 0 ? 0 : 1;
 }
 
+/* --self-test: 0 if this install can serve, 1 if not (selftest.h). */
+static int
+self_test(const struct bc_server_conf *sc, const struct opts *o,
+    const char *argv0)
+{
+	struct bc_selftest_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.argv0 = argv0;
+	c.policy = &sc->policy;
+	c.allow = &o->allow_compiler;
+	c.compiler = o->self_test_cc;
+	c.cache_dir = o->cache_dir_given ? sc->cache_dir : NULL;
+	c.no_cache = o->no_cache;
+	c.cache_size = sc->cache_size;
+	return bc_selftest_run(&c, stdout) == 0 ? 0 : 1;
+}
+
 static const struct option_def options[] = {
 	{ "--daemon", NULL, opt_daemon,
 	  "fork into the background (writes --pid-file after forking)" },
@@ -411,6 +454,10 @@ static const struct option_def options[] = {
 	{ "--no-cache", NULL, opt_no_cache, "do not use the artifact cache" },
 	{ "--cache-check", NULL, opt_cache_check,
 	  "verify the cache index and every blob, print a report, exit" },
+	{ "--self-test", NULL, opt_self_test,
+	  "check this install can serve (hash, compiler, cache, a job), exit" },
+	{ "--self-test-compiler", "NAME", opt_self_test_cc,
+	  "the compiler --self-test tries, as a job names it (default cc)" },
 	{ "--tmp-dir", "DIR", opt_tmp_dir,
 	  "job scratch dir (default $TMPDIR, else /dev/shm if tmpfs, else /tmp)" },
 	{ "--version", NULL, opt_version, "print the version and exit" },
@@ -527,6 +574,7 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.sc = &sc;
 	o.level = BC_LOG_INFO;
+	bc_strv_init(&o.allow_compiler);
 	sc.mode = BC_MODE_FOREGROUND;
 	bc_strv_init(&sc.listen);
 	sc.port = 3632;
@@ -561,6 +609,12 @@ main(int argc, char **argv)
 		rc = cache_check(&sc);
 		goto out;
 	}
+	if (o.self_test_cc != NULL && !o.self_test) {
+		fprintf(stderr, "boltccd: --self-test-compiler needs "
+		    "--self-test\n");
+		rc = BC_EXIT_BAD_ARGUMENTS;
+		goto out;
+	}
 	if (sc.stats_port != 0 && sc.stats_port == sc.port) {
 		fprintf(stderr, "boltccd: --stats-port must differ from "
 		    "--port\n");
@@ -587,6 +641,10 @@ main(int argc, char **argv)
 	(void)bc_policy_add_dir(&sc.policy, "/usr/lib/distcc");
 	(void)bc_policy_add_dir(&sc.policy, "/usr/local/lib/distcc");
 
+	if (o.self_test) {
+		rc = self_test(&sc, &o, argv[0]);
+		goto out;
+	}
 	if (sc.mode == BC_MODE_INETD) {
 		rc = bc_server_inetd(&sc);
 		goto out;
@@ -639,5 +697,7 @@ out:
 	free(sc.cache_dir);
 	free(o.log_file);
 	free(o.tmp_dir);
+	free(o.self_test_cc);
+	bc_strv_free(&o.allow_compiler);
 	return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/osdep.h"
 #include "ident.h"
 #include "stats.h"
 
@@ -138,35 +139,15 @@ bc_stats_sample_sys(struct bc_stats_sys *sys, const struct bc_stats *st,
     const char *tmpdir)
 {
 	struct statvfs vfs;
-	FILE *f;
+	long runnable;
 
 	memset(sys, 0, sizeof(*sys));
 	if (getloadavg(sys->load, 3) != 3)
 		sys->load[0] = sys->load[1] = sys->load[2] = -1;
 	sys->current_load = st->running;
-	/* Linux: runnable entities are the numerator of field 4. */
-	if ((f = fopen("/proc/loadavg", "r")) != NULL) {
-		char line[128];
-
-		if (fgets(line, sizeof(line), f) != NULL) {
-			const char *p = line;
-			int fields = 0;
-
-			while (*p != '\0' && fields < 3) {
-				if (*p == ' ')
-					fields++;
-				p++;
-			}
-			if (fields == 3) {
-				char *end;
-				long v = strtol(p, &end, 10);
-
-				if (end != p && *end == '/')
-					sys->current_load = v;
-			}
-		}
-		fclose(f);
-	}
+	/* runnable entities where the OS tells (Linux), else running jobs */
+	if ((runnable = bc_osdep_runnable()) >= 0)
+		sys->current_load = runnable;
 	sys->procstate_d = 0;
 	if (tmpdir == NULL || *tmpdir == '\0')
 		tmpdir = "/tmp";

@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/osdep.h"
 #include "common/hash.h"
 #include "common/util.h"
 #include "preproc/memo.h"
@@ -31,17 +32,8 @@ bc_pp_stamp_of(const struct stat *sb, struct bc_pp_stamp *st)
 	st->dev = (uint64_t)sb->st_dev;
 	st->ino = (uint64_t)sb->st_ino;
 	st->size = (uint64_t)sb->st_size;
-#ifdef __APPLE__
-	st->mtime_ns = (int64_t)sb->st_mtimespec.tv_sec * 1000000000LL +
-	    sb->st_mtimespec.tv_nsec;
-	st->ctime_ns = (int64_t)sb->st_ctimespec.tv_sec * 1000000000LL +
-	    sb->st_ctimespec.tv_nsec;
-#else
-	st->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000LL +
-	    sb->st_mtim.tv_nsec;
-	st->ctime_ns = (int64_t)sb->st_ctim.tv_sec * 1000000000LL +
-	    sb->st_ctim.tv_nsec;
-#endif
+	st->mtime_ns = bc_osdep_mtime_ns(sb);
+	st->ctime_ns = bc_osdep_ctime_ns(sb);
 }
 
 static uint64_t

@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/osdep.h"
 #include "common/util.h"
 #include "preproc/search.h"
 
@@ -316,10 +317,10 @@ default_dirs(struct bc_pp_search *s, const char *cc, const char *statedir,
 	if (stat(cc, &sb) != 0)
 		return bc_seterr(err, BC_ERR_COMPILER, "%s: %s", cc,
 		    strerror(errno));
-	key = xasprintf("%s|%llu|%llu|%lld|%lld.%09ld|%s", cc,
+	key = xasprintf("%s|%llu|%llu|%lld|%lld|%s", cc,
 	    (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
-	    (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-	    (long)sb.st_mtim.tv_nsec, s->lang != NULL ? s->lang : "c");
+	    (long long)sb.st_size, (long long)bc_osdep_mtime_ns(&sb),
+	    s->lang != NULL ? s->lang : "c");
 	for (i = 0; i < s->query.n; i++) {
 		q = xasprintf("%s|%s", key, s->query.v[i]);
 		free(key);

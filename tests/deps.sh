@@ -7,7 +7,12 @@
 
 BC_DEB_PACKAGES="autoconf automake make pkg-config gcc clang python3 \
 libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check distcc \
-libxml2-utils openssh-client openssh-server iproute2 nftables"
+libxml2-utils openssh-client openssh-server iproute2 nftables \
+llvm-14 file tcl perl xz-utils ruby"
+# The macOS cross build also needs npm (for the Zig toolchain).  It is not
+# in the list above: where Node.js came from elsewhere (NodeSource) it
+# already has npm, and Debian's npm package would conflict; so it is
+# installed only when the command is missing (bc_missing_deps).
 
 bc_missing_deps() {
 	_m=""
@@ -30,6 +35,16 @@ bc_missing_deps() {
 		command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] ||
 			_m="$_m nftables"
 	fi
+	# the macOS cross build (contrib/macos/cross-build.sh, tests/macos)
+	command -v npm >/dev/null 2>&1 || _m="$_m npm"
+	command -v llvm-objdump-14 >/dev/null 2>&1 &&
+		command -v llvm-nm-14 >/dev/null 2>&1 || _m="$_m llvm-14"
+	command -v file >/dev/null 2>&1 || _m="$_m file"
+	command -v tclsh >/dev/null 2>&1 || _m="$_m tcl"
+	command -v perl >/dev/null 2>&1 || _m="$_m perl"
+	command -v xz >/dev/null 2>&1 || _m="$_m xz-utils"
+	# contrib/macos/boltcc.rb is checked with ruby -c
+	command -v ruby >/dev/null 2>&1 || _m="$_m ruby"
 	# tests/integration/t_ssh.sh: ssh-keygen, ssh and sshd
 	command -v ssh-keygen >/dev/null 2>&1 || _m="$_m openssh-client"
 	[ -x /usr/sbin/sshd ] || _m="$_m openssh-server"

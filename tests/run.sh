@@ -6,13 +6,19 @@
 # 2. autoreconf, then two builds from scratch-able build dirs:
 #      build/normal  configure --enable-werror;               make; make check
 #      build/asan    configure --enable-werror --enable-asan; make check
-# 3. prints the failing tests' logs and, as the very last line,
+# 3. a clang build (build/clang: every program and test program compiled
+#    with clang -Werror, one test) and the macOS cross build of both
+#    architectures with its checks (tests/macos/t_cross.sh, build/macos;
+#    the Zig toolchain and the dependency builds are cached in
+#    ~/.cache/boltcc-macos, see contrib/macos/cross-build.sh),
+# 4. prints the failing tests' logs and, as the very last line,
 #      N passed, N failed[, N skipped]
-#    (summed over both builds; ERROR and XPASS count as failed).
+#    (summed over all of them; ERROR and XPASS count as failed).
 # Exit status 0 only if nothing failed.
 #
-# Knobs: JOBS=N (default 2), BOLTCC_SKIP_ASAN=1, BOLTCC_DISTCHECK=1 (adds
-# `make distcheck` in build/normal), BOLTCC_CHECK_TIMEOUT (s, per make check).
+# Knobs: JOBS=N (default 2), BOLTCC_SKIP_ASAN=1, BOLTCC_SKIP_CLANG=1,
+# BOLTCC_SKIP_MACOS=1, BOLTCC_DISTCHECK=1 (adds `make distcheck` in
+# build/normal), BOLTCC_CHECK_TIMEOUT (s, per make check).
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -142,6 +148,46 @@ if [ "${BOLTCC_DISTCHECK:-0}" = 1 ]; then
 fi
 if [ "${BOLTCC_SKIP_ASAN:-0}" != 1 ]; then
 	build asan --enable-werror --enable-asan
+fi
+
+# compile_only NAME CONFIGURE-ARGS...: configure + make every program and
+# test program (make check TESTS=, which runs none) in build/NAME; one
+# test, passed if it all compiles without a warning.
+compile_only() {
+	_name=$1
+	shift
+	_dir="$ROOT/build/$_name"
+	mkdir -p "$_dir"
+	say "$_name: configure $* && make all check-programs"
+	if (cd "$_dir" && "$ROOT/configure" "$@") >"$_dir/configure.log" 2>&1 &&
+	    make -C "$_dir" -j"$JOBS" all >"$_dir/make.log" 2>&1 &&
+	    make -C "$_dir" -j"$JOBS" check TESTS= >>"$_dir/make.log" 2>&1; then
+		TOTAL_PASS=$((TOTAL_PASS + 1))
+		say "$_name: compiled"
+	else
+		step_failed "$_name: build" "$_dir/make.log"
+	fi
+}
+
+# clang -Wall -Wextra -Werror on Linux: the macOS compiler's warnings
+# (-Wfor-loop-analysis and others gcc lacks) before the cross build
+if [ "${BOLTCC_SKIP_CLANG:-0}" != 1 ] && command -v clang >/dev/null 2>&1; then
+	compile_only clang --enable-werror CC=clang
+fi
+
+# macOS: cross build for both architectures (Zig, static dependencies;
+# tests/macos/t_cross.sh), each check a test
+if [ "${BOLTCC_SKIP_MACOS:-0}" != 1 ]; then
+	say "macos: tests/macos/t_cross.sh build/macos arm64 x86_64"
+	sh tests/macos/t_cross.sh build/macos >build/macos.log 2>&1
+	_rc=$?
+	_p=$(grep -c '^ok ' build/macos.log)
+	_f=$(grep -c '^FAIL ' build/macos.log)
+	[ $_rc -ne 0 ] && [ "$_f" -eq 0 ] && _f=1
+	TOTAL_PASS=$((TOTAL_PASS + _p))
+	TOTAL_FAIL=$((TOTAL_FAIL + _f))
+	say "macos: $_p passed, $_f failed"
+	grep -E '^(ok   [a-z0-9_]+: cross-build|FAIL|    )' build/macos.log | sed 's/^/  /'
 fi
 
 say "done in $(($(date +%s) - START))s"

@@ -244,6 +244,7 @@ spend(long long ms)
 		while (now_s() < end)
 			for (int i = 0; i < 10000; i++)
 				x += (unsigned long)i;
+		(void)x;	/* read: clang warns of a sum set but unused */
 		return;
 	}
 	for (;;) {

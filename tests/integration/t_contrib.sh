@@ -1,22 +1,54 @@
 #!/bin/sh
-# t_contrib.sh - the service files of contrib/ are well-formed and carry
-# what their managers need:
-#  * contrib/xcode/org.boltcc.boltccd.plist: well-formed XML (xmllint,
-#    plutil on macOS), a property list whose keys launchd requires or the
-#    worker needs (Label, ProgramArguments running boltccd in the
-#    foreground, KeepAlive, RunAtLoad, SoftResourceLimits NumberOfFiles,
-#    log paths, DEVELOPER_DIR, the Listeners/Stats sockets boltccd asks
-#    launchd for), and every ProgramArguments option known to boltccd;
-#  * contrib/xcode/boltcc.xcconfig: xcconfig syntax, the launcher and the
-#    settings the README promises;
-#  * contrib/xcode/install-launchd.sh: sh -n, launchctl bootstrap system;
-#  * contrib/systemd units: systemd-analyze verify (where installed), and
-#    the socket names boltccd understands.
+# t_contrib.sh - the service files of contrib/, as `make install` puts
+# them, are well-formed and carry what their managers need:
+#  * make install (DESTDIR) writes them under $(pkgdatadir) with this
+#    build's paths: no @...@ marker left, every path names the installed
+#    boltcc/boltccd;
+#  * launchd/org.boltcc.boltccd.plist: well-formed XML (xmllint, plutil on
+#    macOS), a property list whose keys launchd requires or the worker
+#    needs (Label, ProgramArguments running boltccd in the foreground,
+#    KeepAlive, RunAtLoad, SoftResourceLimits NumberOfFiles, log paths,
+#    DEVELOPER_DIR, the Listeners/Stats sockets boltccd asks launchd for),
+#    and every ProgramArguments option known to boltccd;
+#  * boltcc.xcconfig: xcconfig syntax, the launcher and the settings the
+#    README promises;
+#  * launchd/install-launchd.sh: sh -n, launchctl bootstrap system;
+#  * systemd units: systemd-analyze verify (where installed), and the
+#    socket names boltccd understands.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 C="$BOLTCC_SRCDIR/contrib"
-PLIST="$C/xcode/org.boltcc.boltccd.plist"
-XCC="$C/xcode/boltcc.xcconfig"
+ROOT="$T/root"
+
+# make install into a scratch root (not from within make's jobserver)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$BOLTCC_BUILDDIR" \
+	install DESTDIR="$ROOT" >"$T/install.log" 2>&1
+check "make install DESTDIR: exit 0" test $? = 0 || sed 's/^/    /' "$T/install.log"
+inst=$(cd "$ROOT" && find . -path '*/bin/boltccd' | sed 's|^\.||')
+BINDIR=${inst%/boltccd}
+PKGDATA=$(cd "$ROOT" && find . -type d -path '*/share/boltcc' | sed 's|^\.||')
+check "installed: bin/boltcc, bin/boltccd, libexec/boltcc/boltcc-ssh" sh -c \
+	"test -x '$ROOT$BINDIR/boltcc' && test -x '$ROOT$BINDIR/boltccd' && \
+	 test -n '$BINDIR' && find '$ROOT' -path '*/libexec/boltcc/boltcc-ssh' | grep -q ."
+for f in boltcc.xcconfig launchd/org.boltcc.boltccd.plist \
+    launchd/install-launchd.sh systemd/boltccd.service \
+    systemd/boltccd.socket systemd/boltccd-stats.socket; do
+	check "installed: \$(pkgdatadir)/$f" test -f "$ROOT$PKGDATA/$f"
+done
+check "installed: install-launchd.sh is executable" \
+	test -x "$ROOT$PKGDATA/launchd/install-launchd.sh"
+check "installed: no @...@ marker left" sh -c \
+	"! grep -rn '@[a-z]*dir@' '$ROOT$PKGDATA'"
+check "installed: the xcconfig launches this install's boltcc" \
+	grep -qx "C_COMPILER_LAUNCHER = $BINDIR/boltcc" "$ROOT$PKGDATA/boltcc.xcconfig"
+check "installed: the systemd unit runs this install's boltccd" \
+	grep -q "^ExecStart=$BINDIR/boltccd " "$ROOT$PKGDATA/systemd/boltccd.service"
+check "installed: install-launchd.sh checks this install's boltccd" \
+	grep -qx "BOLTCCD=$BINDIR/boltccd" "$ROOT$PKGDATA/launchd/install-launchd.sh"
+PLIST="$ROOT$PKGDATA/launchd/org.boltcc.boltccd.plist"
+XCC="$ROOT$PKGDATA/boltcc.xcconfig"
+LAUNCHD_SH="$ROOT$PKGDATA/launchd/install-launchd.sh"
+UNITS="$ROOT$PKGDATA/systemd"
 
 if command -v xmllint >/dev/null 2>&1; then
 	check "plist: well-formed XML (xmllint)" xmllint --noout "$PLIST"
@@ -26,7 +58,7 @@ fi
 if command -v plutil >/dev/null 2>&1; then
 	check "plist: plutil -lint" plutil -lint "$PLIST"
 fi
-check "plist: launchd keys" $PYTHON - "$PLIST" "$BOLTCCD" <<'X'
+check "plist: launchd keys" $PYTHON - "$PLIST" "$BOLTCCD" "$BINDIR" <<'X'
 import plistlib, subprocess, sys
 p = plistlib.load(open(sys.argv[1], "rb"))
 def need(cond, what):
@@ -34,8 +66,9 @@ def need(cond, what):
         print("plist: " + what); sys.exit(1)
 need(isinstance(p.get("Label"), str) and p["Label"], "Label")
 args = p.get("ProgramArguments")
-need(isinstance(args, list) and args and args[0].endswith("/boltccd"),
-     "ProgramArguments runs boltccd")
+need(isinstance(args, list) and args and
+     args[0] == sys.argv[3] + "/boltccd",
+     "ProgramArguments runs this install's boltccd (%s)" % sys.argv[3])
 need("--no-detach" in args and "--daemon" not in args, "foreground")
 need(p.get("KeepAlive") not in (None, False), "KeepAlive")
 need(p.get("RunAtLoad") is True, "RunAtLoad")
@@ -81,20 +114,20 @@ if not keys["C_COMPILER_LAUNCHER"].endswith("/boltcc"):
     print("xcconfig: launcher is not boltcc"); sys.exit(1)
 X
 
-check "install-launchd.sh: sh -n" sh -n "$C/xcode/install-launchd.sh"
+check "install-launchd.sh: sh -n" sh -n "$LAUNCHD_SH"
 check "install-launchd.sh: launchctl bootstrap system" \
-	grep -q 'launchctl bootstrap system' "$C/xcode/install-launchd.sh"
+	grep -q 'launchctl bootstrap system' "$LAUNCHD_SH"
 check "README: Thunderbolt setup and --stats" sh -c \
 	"grep -q Thunderbolt '$C/xcode/README.md' && grep -q 'boltcc --stats' '$C/xcode/README.md'"
 
 # systemd units
 check "systemd: socket names are jobs and stats" sh -c \
-	"grep -q '^FileDescriptorName=jobs' '$C/systemd/boltccd.socket' && \
-	 grep -q '^FileDescriptorName=stats' '$C/systemd/boltccd-stats.socket'"
+	"grep -q '^FileDescriptorName=jobs' '$UNITS/boltccd.socket' && \
+	 grep -q '^FileDescriptorName=stats' '$UNITS/boltccd-stats.socket'"
 if command -v systemd-analyze >/dev/null 2>&1; then
 	mkdir -p "$T/units"
 	for f in boltccd.service boltccd.socket boltccd-stats.socket; do
-		sed "s|/usr/local/bin/boltccd|$BOLTCCD|" "$C/systemd/$f" \
+		sed "s|$BINDIR/boltccd|$ROOT$BINDIR/boltccd|" "$UNITS/$f" \
 			>"$T/units/$f"
 	done
 	(cd "$T/units" && systemd-analyze verify --man=no ./boltccd.socket \

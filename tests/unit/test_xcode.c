@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -505,6 +507,91 @@ START_TEST(test_activate_parse)
 }
 END_TEST
 
+/* A stand-in for launch_activate_socket: per group a result and fds
+ * (real pipe ends, so a close can be seen). */
+static struct {
+	int listeners_r, stats_r;
+	size_t nlisteners, nstats;
+	int fds[40];
+} fake_ld;
+
+static int
+fake_launch_get(const char *name, int **fds, size_t *cnt)
+{
+	int is_stats = strcmp(name, "Stats") == 0;
+	int r = is_stats ? fake_ld.stats_r : fake_ld.listeners_r;
+	size_t n = is_stats ? fake_ld.nstats : fake_ld.nlisteners;
+	size_t i, base = is_stats ? 20 : 0;
+
+	ck_assert(is_stats || strcmp(name, "Listeners") == 0);
+	*fds = NULL;
+	*cnt = 0;
+	if (r != 0)
+		return r;
+	*fds = malloc((n > 0 ? n : 1) * sizeof(int));
+	for (i = 0; i < n; i++)
+		(*fds)[i] = fake_ld.fds[base + i];
+	*cnt = n;
+	return 0;
+}
+
+START_TEST(test_activate_launchd_groups)
+{
+	struct bc_activated a[BC_ACTIVATE_MAX];
+	char err[BC_ERRLEN];
+	size_t n = 99, i;
+	int p[2];
+
+	for (i = 0; i < 40; i += 2) {
+		ck_assert_int_eq(pipe(p), 0);
+		fake_ld.fds[i] = p[0];
+		fake_ld.fds[i + 1] = p[1];
+	}
+	/* not started by launchd */
+	fake_ld.listeners_r = ESRCH;
+	ck_assert_int_eq(bc_activate_from_groups(fake_launch_get, a,
+	    BC_ACTIVATE_MAX, &n, err), BC_OK);
+	ck_assert_uint_eq(n, 0);
+	/* two job sockets and the stats socket */
+	fake_ld.listeners_r = 0;
+	fake_ld.nlisteners = 2;
+	fake_ld.stats_r = 0;
+	fake_ld.nstats = 1;
+	ck_assert_int_eq(bc_activate_from_groups(fake_launch_get, a,
+	    BC_ACTIVATE_MAX, &n, err), BC_OK);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(a[0].fd, fake_ld.fds[0]);
+	ck_assert_int_eq(a[0].is_stats, 0);
+	ck_assert_str_eq(a[0].name, "Listeners");
+	ck_assert_int_eq(a[1].fd, fake_ld.fds[1]);
+	ck_assert_int_eq(a[2].fd, fake_ld.fds[20]);
+	ck_assert_int_eq(a[2].is_stats, 1);
+	ck_assert_str_eq(a[2].name, "stats");
+	/* a plist without a Stats group */
+	fake_ld.stats_r = ENOENT;
+	ck_assert_int_eq(bc_activate_from_groups(fake_launch_get, a,
+	    BC_ACTIVATE_MAX, &n, err), BC_OK);
+	ck_assert_uint_eq(n, 2);
+	/* another error names the group */
+	fake_ld.stats_r = EPERM;
+	ck_assert_int_eq(bc_activate_from_groups(fake_launch_get, a,
+	    BC_ACTIVATE_MAX, &n, err), BC_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(err, "Stats"));
+	/* more sockets than fit: an error, and the ones not taken are closed */
+	fake_ld.stats_r = 0;
+	fake_ld.nlisteners = 20;
+	fake_ld.nstats = 0;
+	ck_assert_int_eq(bc_activate_from_groups(fake_launch_get, a,
+	    BC_ACTIVATE_MAX, &n, err), BC_ERR_LIMIT);
+	ck_assert_uint_eq(n, BC_ACTIVATE_MAX);
+	ck_assert_int_ne(fcntl(fake_ld.fds[BC_ACTIVATE_MAX - 1], F_GETFD), -1);
+	for (i = BC_ACTIVATE_MAX; i < 20; i++)
+		ck_assert_int_eq(fcntl(fake_ld.fds[i], F_GETFD), -1);
+	for (i = 0; i < 40; i++)
+		(void)close(fake_ld.fds[i]);
+}
+END_TEST
+
 /* ---- ident --------------------------------------------------------- */
 
 START_TEST(test_ident_line)
@@ -541,6 +628,7 @@ xcode_suite(void)
 	tcase_add_test(tc, test_xcode_names);
 	tcase_add_test(tc, test_xcode_find);
 	tcase_add_test(tc, test_activate_parse);
+	tcase_add_test(tc, test_activate_launchd_groups);
 	tcase_add_test(tc, test_ident_line);
 	suite_add_tcase(s, tc);
 	return s;
