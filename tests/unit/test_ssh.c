@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>	/* mkdtemp: <stdlib.h> on glibc, <unistd.h> on macOS */
 
 #include "common/err.h"
 #include "common/hosts.h"
