@@ -9,10 +9,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +29,8 @@
 #include "selftest.h"
 #include "server.h"
 
+/* open files the daemon asks for (raise_nofile), as the plist's limit */
+#define BC_DAEMON_NOFILE 8192
 /* default --queue floor: lookups from every client of a farm queue too */
 #define BC_DAEMON_MIN_QUEUE 32
 
@@ -343,6 +347,39 @@ opt_self_test_cc(struct opts *o, const char *a, char *err)
 	return BC_OK;
 }
 
+/*
+ * Raise the soft limit on open files to BC_DAEMON_NOFILE (or the hard
+ * limit, if lower): a worker per connection and the parent's pipes and
+ * stats connections add up, and macOS starts what launchd runs outside a
+ * plist's own limits (brew services, a shell) at 256.  macOS also refuses
+ * more than OPEN_MAX when the hard limit is "unlimited".
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t want = BC_DAEMON_NOFILE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+		want = rl.rlim_max;
+#ifdef OPEN_MAX
+	if (want > OPEN_MAX)
+		want = OPEN_MAX;
+#endif
+	if (want <= rl.rlim_cur)
+		return;
+	rl.rlim_cur = want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		bc_debug("open files limit raised to %llu",
+		    (unsigned long long)want);
+	else
+		bc_warn("cannot raise the open files limit from %llu to %llu: "
+		    "%s", (unsigned long long)rl.rlim_cur,
+		    (unsigned long long)want, strerror(errno));
+}
+
 /* $XDG_CACHE_HOME/boltccd, ~/.cache/boltccd, or /var/cache/boltccd
  * for root. */
 static char *
@@ -653,6 +690,7 @@ main(int argc, char **argv)
 		rc = bc_server_mux(&sc);
 		goto out;
 	}
+	raise_nofile();
 	if (!o.allow_given) {
 		bc_acl_add_loopback(&sc.acl);
 		bc_info("no --allow given: serving loopback clients only "

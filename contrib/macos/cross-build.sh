@@ -79,6 +79,18 @@ run() {
 	fi
 }
 
+# retry N CMD...: CMD up to N times, 5 s apart (downloads)
+retry() {
+	_n=$1
+	shift
+	_i=1
+	until "$@"; do
+		[ "$_i" -ge "$_n" ] && return 1
+		_i=$((_i + 1))
+		sleep 5
+	done
+}
+
 # ---- host tools ----------------------------------------------------------
 
 apt_install() {
@@ -115,8 +127,8 @@ ensure_zig() {
 	if [ ! -x "$ZIG" ] || [ "$("$ZIG" version 2>/dev/null)" != "$ZIG_VERSION" ]; then
 		say "npm install $ZIG_PKG@$ZIG_VERSION"
 		mkdir -p "$ZIGDIR"
-		run "$CACHE/npm.log" npm install --prefix "$ZIGDIR" --no-audit \
-			--no-fund --no-save "$ZIG_PKG@$ZIG_VERSION"
+		run "$CACHE/npm.log" retry 3 npm install --prefix "$ZIGDIR" \
+			--no-audit --no-fund --no-save "$ZIG_PKG@$ZIG_VERSION"
 		[ -x "$ZIG" ] || die "npm installed no zig binary at $ZIG"
 	fi
 	export ZIG_GLOBAL_CACHE_DIR="$CACHE/zig-cache"
@@ -183,8 +195,8 @@ fetch_source() {
 		_versions=$(apt-cache showsrc "$_pkg" | sed -n 's/^Version: //p' | sort -r -V); }
 	for _v in $_versions; do
 		say "apt-get source --download-only $_pkg=$_v"
-		(cd "$CACHE/src" && apt-get source --download-only "$_pkg=$_v") \
-			>"$CACHE/src/$_pkg.log" 2>&1 || true
+		(cd "$CACHE/src" && retry 2 apt-get source --download-only \
+			"$_pkg=$_v") >"$CACHE/src/$_pkg.log" 2>&1 || true
 		[ -n "$(orig_tarball "$_pkg")" ] && return 0
 	done
 	die "could not download the source of $_pkg (log: $CACHE/src/$_pkg.log)"
@@ -338,6 +350,9 @@ build_boltcc() {
 		say "autoreconf -fi"
 		(cd "$SRCDIR" && run "$OUT/autoreconf.log" autoreconf -fi)
 	fi
+	[ ! -f "$SRCDIR/config.status" ] || die "$SRCDIR is configured in place;" \
+		"the cross build configures a build dir of its own: run" \
+		"'make distclean' there first"
 	BD=$OUT/build-$ARCH
 	rm -rf "$BD"
 	mkdir -p "$BD"

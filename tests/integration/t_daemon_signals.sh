@@ -5,7 +5,8 @@
 #  2. SIGHUP reopens the log file (rename, HUP, new lines in the new file);
 #  3. --inetd: a request on stdin, the reply on stdout;
 #  4. stats port: distccd's text page with distccd's field names,
-#     /stats.json valid JSON, /metrics in Prometheus text format.
+#     /stats.json valid JSON, /metrics in Prometheus text format;
+#  5. a soft open-files limit of 256 is raised (to 8192 or the hard limit).
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc
@@ -143,4 +144,20 @@ check "/metrics: HTTP 200" sh -c "head -n 1 '$T/metrics.txt' | grep -q ' 200'"
 check "/metrics: has '# TYPE' lines ($(grep -c '^# TYPE' "$T/metrics.txt"))" grep -q '^# TYPE ' "$T/metrics.txt"
 
 check "daemon still alive" alive "$DPID"
+
+# 5. the open files limit: a soft limit of 256 (what macOS gives what
+#    launchd starts without limits of its own) is raised toward 8192
+if [ -r /proc/self/limits ]; then
+	hard=$(ulimit -Hn)
+	want=8192
+	[ "$hard" != unlimited ] && [ "$hard" -lt "$want" ] && want=$hard
+	# the last part of the test: the shell keeps the lower limit
+	ulimit -Sn 256 || die "ulimit -Sn 256"
+	start_boltccd || die "daemon with ulimit -Sn 256"
+	soft=$(awk '/^Max open files/ {print $4}' "/proc/$DPID/limits" 2>/dev/null)
+	check "open files: a soft limit of 256 raised to $want (got ${soft:-?})" \
+		test "${soft:-0}" = "$want"
+else
+	note "no /proc/self/limits: open files limit not checked"
+fi
 finish
