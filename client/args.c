@@ -142,15 +142,11 @@ static const struct local_rule local_rules[] = {
 	{ "-fprofile-correction", 0, "coverage",
 	    "compiler emits/uses profile data" },
 	{ "-frepo", 0, "coverage", "compiler emits/uses profile data" },
-	{ "-fprofile-instr-generate", 1, "coverage",
-	    "compiler emits/uses profile data" },
 	{ "-fprofile-instr-use", 1, "coverage",
 	    "compiler emits/uses profile data" },
 	{ "-fprofile-sample-use", 1, "coverage",
 	    "compiler emits/uses profile data" },
 	{ "-fcs-profile-generate", 1, "coverage",
-	    "compiler emits/uses profile data" },
-	{ "-fcoverage-mapping", 0, "coverage",
 	    "compiler emits/uses profile data" },
 	{ "-dr", 1, "-dr", "RTL dumps are written locally" },
 	{ "-save-temps", 1, "-save-temps", "temporary files are kept" },
@@ -179,8 +175,27 @@ static const struct local_rule local_rules[] = {
 	{ NULL, 0, NULL, NULL }
 };
 
+/*
+ * Options that let a job leave only in BOLT pump mode: clang's
+ * source-based coverage maps regions of the real source files, which a
+ * preprocessed .i no longer has (its object differs from the local one),
+ * while boltccd's pump compile of the real files at their mapped paths
+ * gives the local object byte for byte (-ffile-prefix-map covers the
+ * coverage mapping's paths).  A stock distccd's pump leaves its own
+ * paths in it.  Elsewhere such a job runs locally, reason "coverage".
+ * gcc's --coverage/-fprofile-arcs/-ftest-coverage stay local (above):
+ * they write a .gcno next to the object, which no reply carries yet.
+ */
+static const struct local_rule pump_only_rules[] = {
+	{ "-fprofile-instr-generate", 1, "coverage",
+	    "clang source-based coverage" },
+	{ "-fcoverage-mapping", 0, "coverage", "clang source-based coverage" },
+	{ NULL, 0, NULL, NULL }
+};
+
 struct scan {
 	int cc1, dash_E, dash_M, dash_c, dash_S;
+	const char *pump_only;	/* a pump_only_rules reason, or NULL */
 	const char *M_opt;
 	const char *rule_reason;
 	char *rule_detail;
@@ -250,11 +265,11 @@ is_joined_o(const char *a)
 }
 
 static const struct local_rule *
-match_local_rule(const char *a)
+match_rule(const struct local_rule *rules, const char *a)
 {
 	const struct local_rule *r;
 
-	for (r = local_rules; r->opt != NULL; r++) {
+	for (r = rules; r->opt != NULL; r++) {
 		if (r->prefix ? bc_str_has_prefix(a, r->opt) :
 		    strcmp(a, r->opt) == 0)
 			return r;
@@ -403,10 +418,12 @@ scan_args(const struct bc_strv *av, struct scan *s)
 		    (strstr(a, ",-a") != NULL || strstr(a, "--MD") != NULL)) {
 			note_rule(s, "-Wa listing", xasprintf("%s writes an "
 			    "assembler listing or dependency file", a));
-		} else if ((rule = match_local_rule(a)) != NULL) {
+		} else if ((rule = match_rule(local_rules, a)) != NULL) {
 			note_rule(s, rule->reason,
 			    xasprintf("%s: %s", a, rule->why));
-		}
+		} else if ((rule = match_rule(pump_only_rules, a)) != NULL &&
+		    s->pump_only == NULL)
+			s->pump_only = rule->reason;
 
 		if (!in_list(a, sep_opts))
 			continue;
@@ -728,8 +745,11 @@ bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
 	}
 	plan->remote = 1;
 	plan->reason = "distributable";
-	plan->detail = xasprintf("compile %s to %s remotely", plan->source,
-	    plan->output);
+	plan->pump_only = s.pump_only;
+	plan->detail = plan->pump_only != NULL ? xasprintf("compile %s to %s "
+	    "remotely, in BOLT pump mode only (%s)", plan->source,
+	    plan->output, plan->pump_only) : xasprintf("compile %s to %s "
+	    "remotely", plan->source, plan->output);
 	if (!plan->preprocessed)
 		build_cpp_argv(&av, &s, plan);
 	build_remote_argv(&av, &s, plan);
@@ -855,6 +875,8 @@ bc_plan_to_json(const struct bc_plan *p)
 	jraw(&j, p->preprocessed ? "true" : "false");
 	jkey(&j, "modules");
 	jraw(&j, p->modules ? "true" : "false");
+	jkey(&j, "pump_only");
+	jstr(&j, p->pump_only);
 	jkey(&j, "remote_argv");
 	jarr(&j, &p->remote_argv);
 	jkey(&j, "cpp_argv");

@@ -29,6 +29,11 @@ struct bc_plan {
 				 * still has @import or "#pragma clang
 				 * module import" */
 
+	const char *pump_only;	/* "coverage": the job may leave only in
+				 * BOLT pump mode (the worker compiles the
+				 * real files), else it runs locally with
+				 * this reason; NULL: any mode */
+
 	int dep_wanted;		/* -MD/-MMD present */
 	char *dep_file;		/* where the .d goes (explicit or derived) */
 	char *dia_file;		/* --serialize-diagnostics path or NULL */

@@ -879,6 +879,7 @@ run_remote(struct job *j)
 	char *last_host = NULL;
 	char last_err[BC_ERRLEN];
 	int cpp_done = 0, host_failed = 0, dia_skipped = 0, rc = -1, r;
+	int pump_skipped = 0;	/* a pump-only job met a host it can't use */
 	int looked_up = 0, inline_lookup = 0, eproto = 0, epump = 0;
 	struct bc_cpump pump;	/* pump mode (client/pump.c) */
 	int pump_state = 0;
@@ -928,6 +929,10 @@ run_remote(struct job *j)
 	    j->compiler_path, cfg->cwd, cfg->statedir,
 	    eproto == BC_PROTO_BOLT, &j->stats))) {
 		/* plain mode, whichever host: the local half before a slot */
+		if (j->plan.pump_only != NULL) {
+			rc = run_local(j, j->plan.pump_only);
+			goto out;
+		}
 		r = local_half(j, &hl, eproto, 1, &doti, &rc, &no_host_why);
 		if (r > 0)
 			goto out;
@@ -994,6 +999,16 @@ run_remote(struct job *j)
 		    cfg->statedir, proto == BC_PROTO_BOLT, &j->stats);
 		if (proto == 3 && !pumping)
 			proto = 2;
+		if (j->plan.pump_only != NULL &&
+		    !(pumping && proto == BC_PROTO_BOLT)) {
+			/* only a boltccd's pump compile gives the local object */
+			bc_info("skipping %s for %s: %s needs a boltccd in pump "
+			    "mode", host_label(h), j->plan.source,
+			    j->plan.pump_only);
+			pump_skipped = 1;
+			bc_hostsel_release(&slot);
+			continue;
+		}
 		if (!cpp_done && !pumping) {
 			r = local_half(j, &hl, proto, !looked_up, &doti, &rc,
 			    &no_host_why);
@@ -1167,6 +1182,12 @@ host_failure:
 	}
 
 no_host:
+	/* A pump-only job no host could take runs locally, as a job that
+	 * is not distributable does, whatever DISTCC_FALLBACK says. */
+	if (pump_skipped && !host_failed) {
+		rc = run_local(j, j->plan.pump_only);
+		goto out;
+	}
 	/* No host left: local fallback (or not, with DISTCC_FALLBACK=0). */
 	if (!cfg->fallback) {
 		if (host_failed)

@@ -62,11 +62,16 @@ def main():
             print("FAIL block %d: no JSON (%s)" % (b["num"], r.stderr.strip()))
             failures += 1
             continue
-        cov = any(a in ("-fprofile-arcs", "-ftest-coverage") or
-                  a.startswith("-fprofile-instr-generate") for a in argv)
+        # gcc-style coverage stays local; clang's source-based coverage
+        # goes out in BOLT pump mode only ("pump_only": "coverage")
+        cov = any(a in ("-fprofile-arcs", "-ftest-coverage") for a in argv)
+        srccov = not cov and b["step"] != "ProcessPCH" and any(
+            a.startswith("-fprofile-instr-generate") for a in argv)
         want = ("local", "precompiled header") if b["step"] == "ProcessPCH" \
             else ("local", "coverage") if cov else ("remote", None)
         errs = []
+        if srccov and plan.get("pump_only") != "coverage":
+            errs.append("pump_only %r, want 'coverage'" % plan.get("pump_only"))
         if plan.get("mode") != want[0]:
             errs.append("mode %s (%s), want %s" % (plan.get("mode"),
                         plan.get("reason"), want[0]))

@@ -286,8 +286,14 @@ static const struct acase cases[] = {
 	{ "gcc -fprofile-correction -c a.c", 0, "coverage", NULL, NULL, NULL,
 	    NULL, NULL, 0 },
 	{ "gcc -frepo -c a.c", 0, "coverage", NULL, NULL, NULL, NULL, NULL, 0 },
-	{ "clang -fprofile-instr-generate -fcoverage-mapping -c a.c", 0,
-	    "coverage", NULL, NULL, NULL, NULL, NULL, 0 },
+	/* clang source-based coverage: remote, in BOLT pump mode only
+	 * (test_args_pump_only); -fprofile-instr-use needs the profile */
+	{ "clang -fprofile-instr-generate -fcoverage-mapping -c a.c", 1,
+	    "distributable", "clang -fprofile-instr-generate -fcoverage-mapping "
+	    "-c a.c -o a.o", "clang -fprofile-instr-generate -fcoverage-mapping "
+	    "a.c -E", "a.o", NULL, "c", 0 },
+	{ "clang -fprofile-instr-use=x.profdata -c a.c", 0, "coverage", NULL,
+	    NULL, NULL, NULL, NULL, 0 },
 	{ "gcc -fplugin=/x.so -c a.c", 0, "-fplugin", NULL, NULL, NULL, NULL,
 	    NULL, 0 },
 	{ "gcc -drtl -c a.c", 0, "-dr", NULL, NULL, NULL, NULL, NULL, 0 },
@@ -499,6 +505,58 @@ START_TEST(test_cases)
 }
 END_TEST
 
+/* clang source-based coverage may leave only in BOLT pump mode */
+START_TEST(test_pump_only)
+{
+	struct bc_plan p;
+	char *json;
+
+	classify("clang -O1 -fprofile-instr-generate -fcoverage-mapping -g "
+	    "-c a.c -o a.o", &p);
+	ck_assert_int_eq(p.remote, 1);
+	ck_assert_str_eq(p.pump_only, "coverage");
+	ck_assert(strv_has(&p.remote_argv, "-fprofile-instr-generate"));
+	ck_assert(strv_has(&p.remote_argv, "-fcoverage-mapping"));
+	json = bc_plan_to_json(&p);
+	ck_assert_ptr_nonnull(strstr(json, "\"pump_only\":\"coverage\""));
+	free(json);
+	bc_plan_free(&p);
+
+	classify("clang -fprofile-instr-generate=/tmp/p-%p.profraw -c a.c", &p);
+	ck_assert_int_eq(p.remote, 1);
+	ck_assert_str_eq(p.pump_only, "coverage");
+	bc_plan_free(&p);
+
+	classify("clang -fcoverage-mapping -c a.c", &p);
+	ck_assert_str_eq(p.pump_only, "coverage");
+	bc_plan_free(&p);
+
+	/* any mode */
+	classify("clang -O2 -g -c a.c", &p);
+	ck_assert_int_eq(p.remote, 1);
+	ck_assert_ptr_null(p.pump_only);
+	json = bc_plan_to_json(&p);
+	ck_assert_ptr_nonnull(strstr(json, "\"pump_only\":null"));
+	free(json);
+	bc_plan_free(&p);
+
+	/* a local rule wins over pump-only: still local */
+	classify("clang -fprofile-instr-generate -fprofile-instr-use=x "
+	    "-c a.c", &p);
+	ck_assert_int_eq(p.remote, 0);
+	ck_assert_str_eq(p.reason, "coverage");
+	bc_plan_free(&p);
+	classify("gcc --coverage -fprofile-instr-generate -c a.c", &p);
+	ck_assert_int_eq(p.remote, 0);
+	bc_plan_free(&p);
+	classify("clang -fprofile-instr-generate -fcoverage-mapping -S a.c",
+	    &p);
+	ck_assert_int_eq(p.remote, 0);
+	ck_assert_str_eq(p.reason, "-S");
+	bc_plan_free(&p);
+}
+END_TEST
+
 START_TEST(test_plan_fields)
 {
 	struct bc_plan p;
@@ -567,7 +625,7 @@ START_TEST(test_json)
 	    "\"detail\":\"compile hello.c to hello.o remotely\","
 	    "\"compiler\":\"gcc\",\"source\":\"hello.c\",\"output\":\"hello.o\","
 	    "\"lang\":\"c\",\"preprocessed\":false,\"modules\":false,"
-	    "\"remote_argv\":[\"gcc\",\"-c\",\"hello.c\",\"-o\",\"hello.o\"],"
+	    "\"pump_only\":null,\"remote_argv\":[\"gcc\",\"-c\",\"hello.c\",\"-o\",\"hello.o\"],"
 	    "\"cpp_argv\":[\"gcc\",\"hello.c\",\"-E\"],\"dep_file\":null,"
 	    "\"dia_file\":null}");
 	free(j);
@@ -845,9 +903,16 @@ check_xblock(const struct xblock *b, const char *tmpd, int *nremote,
 	bc_plan_init(&p);
 	ck_assert_int_eq(bc_args_classify(&av, &p, err), BC_OK);
 
+	/* gcc-style coverage stays local; clang's source-based coverage
+	 * goes out, in BOLT pump mode only */
 	coverage = strv_has(&av, "-fprofile-arcs") ||
-	    strv_has(&av, "-ftest-coverage") ||
-	    strv_has_prefix(&av, "-fprofile-instr-generate");
+	    strv_has(&av, "-ftest-coverage");
+	if (strv_has_prefix(&av, "-fprofile-instr-generate") &&
+	    strcmp(b->step, "ProcessPCH") != 0 && !coverage)
+		ck_assert_msg(p.remote == 1 && p.pump_only != NULL &&
+		    strcmp(p.pump_only, "coverage") == 0, "block %d: coverage "
+		    "line: remote=%d (%s), pump_only %s", b->num, p.remote,
+		    p.reason, p.pump_only != NULL ? p.pump_only : "NULL");
 	if (strcmp(b->step, "ProcessPCH") == 0)
 		want_reason = "precompiled header";
 	else if (coverage)
@@ -1379,6 +1444,7 @@ args_suite(void)
 	tcase_add_loop_test(tc, test_cases, 0,
 	    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_plan_fields);
+	tcase_add_test(tc, test_pump_only);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_summary_b_vectors);
 	tcase_add_test(tc, test_strip_args_request);
