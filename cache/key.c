@@ -332,6 +332,22 @@ cmp_pump_text(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
+size_t
+bc_cache_key_prefix_map_opt(const char *arg)
+{
+	static const char *const opts[] = {
+		"-ffile-prefix-map=", "-fdebug-prefix-map=",
+		"-fmacro-prefix-map=", "-fcoverage-prefix-map=", NULL
+	};
+	size_t k;
+
+	for (k = 0; opts[k] != NULL; k++)
+		if (bc_str_has_prefix(arg, opts[k]))
+			return strlen(opts[k]);
+	return 0;
+}
+
+
 void
 bc_cache_pump_key(const struct bc_cache_pump_in *in,
     char out[BC_HASH_HEXLEN + 1])
@@ -345,6 +361,11 @@ bc_cache_pump_key(const struct bc_cache_pump_in *in,
 	hash_head(&h, "boltcc-pump-key-v1", in->identity, in->flags,
 	    in->argv, in->argc);
 	hash_deps_shape(&h, in->argv, in->argc);
+	for (i = 1; i < in->argc; i++)
+		if (bc_cache_key_prefix_map_opt(in->argv[i]) > 0) {
+			bc_hash_update_str(&h, "prefix maps rooted");
+			break;
+		}
 	if (bc_cache_key_debug(in->argv, in->argc)) {
 		bc_hash_update_str(&h, "cdir");
 		bc_hash_update_str(&h, in->cwd != NULL ? in->cwd : "");

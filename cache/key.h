@@ -83,6 +83,15 @@ struct bc_cache_pump_in {
 	size_t n;
 };
 
+/*
+ * The length of the option part if arg is a path prefix map with its
+ * value joined (-ffile-prefix-map=, -fdebug-prefix-map=,
+ * -fmacro-prefix-map=, -fcoverage-prefix-map=), else 0.  A pump compile
+ * adds a twin of each map for the tree it re-creates (daemon/pump.c), so
+ * pump keys of argvs with maps carry a marker of that (objects stored
+ * before the twins existed had the maps unapplied).
+ */
+size_t bc_cache_key_prefix_map_opt(const char *arg);
 /* 1 if the argv asks for a .d (-MD or -MMD): then the .d is stored. */
 int bc_cache_pump_deps_wanted(char *const *argv, size_t argc);
 /* The pump key as 64 lowercase hex digits. */

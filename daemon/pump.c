@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/key.h"
 #include "common/deps.h"
 #include "common/err.h"
 #include "common/limits.h"
@@ -340,6 +341,64 @@ push_rooted(struct bc_strv *out, const char *prefix, const char *v,
 		bc_strv_push_owned(out, xasprintf("%s%s", prefix, v));
 }
 
+/*
+ * A user's path prefix map with an absolute OLD (-ffile-prefix-map=OLD=NEW
+ * and its kin): the compiler reads OLD's files under root here, and the
+ * -ffile-prefix-map=<root>= in front maps such a path back to OLD and
+ * stops there (one substitution per path), so the object would name OLD
+ * where the local compile names NEW.  A twin <root>OLD=NEW after it maps
+ * them to NEW at once: gcc applies the last matching map, clang 14 the
+ * longest, and the twin is both.  1 if a was such a map (both pushed).
+ */
+static int
+push_prefix_map(struct bc_strv *out, const char *a, const char *root)
+{
+	size_t ol = bc_cache_key_prefix_map_opt(a);
+
+	if (ol == 0 || a[ol] != '/')
+		return 0;
+	bc_strv_push(out, a);
+	bc_strv_push_owned(out, xasprintf("%.*s%s%s", (int)ol, a, root,
+	    a + ol));
+	return 1;
+}
+
+/*
+ * The map that takes the root off every path the compiler sees.  Usually
+ * -ffile-prefix-map=<root>=.  But gcc lets a -ffile-prefix-map beat every
+ * -fdebug-prefix-map and -fmacro-prefix-map, whatever their order, so
+ * when the user gives those, the root map is given in the same kinds
+ * (their twins after it then win, as the user's maps do locally), plus
+ * clang's -fcoverage-prefix-map=<root>= when the job has clang coverage
+ * (gcc knows no such option; clang's coverage flags are clang's alone).
+ */
+static void
+push_root_map(struct bc_strv *out, char *const *argv, size_t argc,
+    const char *root)
+{
+	int split = 0, cov = 0;
+	size_t i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		split |= bc_str_has_prefix(a, "-fdebug-prefix-map=") ||
+		    bc_str_has_prefix(a, "-fmacro-prefix-map=");
+		cov |= bc_str_has_prefix(a, "-fcoverage-prefix-map=") ||
+		    bc_str_has_prefix(a, "-fprofile-instr-generate") ||
+		    strcmp(a, "-fcoverage-mapping") == 0;
+	}
+	if (!split) {
+		bc_strv_push_owned(out, xasprintf("-ffile-prefix-map=%s=", root));
+		return;
+	}
+	bc_strv_push_owned(out, xasprintf("-fdebug-prefix-map=%s=", root));
+	bc_strv_push_owned(out, xasprintf("-fmacro-prefix-map=%s=", root));
+	if (cov)
+		bc_strv_push_owned(out, xasprintf("-fcoverage-prefix-map=%s=",
+		    root));
+}
+
 int
 bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, struct bc_pump_plan *p, char *why)
@@ -354,7 +413,7 @@ bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
 	if (argc < 1)
 		return bc_seterr(why, BC_ERR_DENIED, "empty argv");
 	bc_strv_push(out, name0);
-	bc_strv_push_owned(out, xasprintf("-ffile-prefix-map=%s=", root));
+	push_root_map(out, argv, argc, root);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int done = 0;
@@ -442,6 +501,8 @@ bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
 			push_rooted(out, "", a, root);
 			continue;
 		}
+		if (push_prefix_map(out, a, root))
+			continue;
 		bc_strv_push(out, a);
 	}
 	if (mode == 0 || p->orig_src == NULL) {

@@ -57,7 +57,9 @@ void bc_pump_plan_free(struct bc_pump_plan *p);
  * (or .s); -MF goes to jobdir/deps.d, -MMD is added unless -MD/-MMD is
  * there, -MT <client output> is added unless -MT/-MQ is there; and
  * -ffile-prefix-map=<root>= maps every path in debug info, __FILE__ and
- * diagnostics back to the client's.  BC_ERR_DENIED with why otherwise.
+ * diagnostics back to the client's; a user's -f*-prefix-map=OLD=NEW with
+ * an absolute OLD gets a twin <root>OLD=NEW after it, so the user's maps
+ * still apply to the files under the root.  BC_ERR_DENIED with why otherwise.
  */
 int bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, struct bc_pump_plan *p, char *why);

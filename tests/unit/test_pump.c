@@ -175,6 +175,44 @@ START_TEST(test_plan_argv)
 		bc_pump_plan_free(&p);
 	}
 	{
+		/* the user's prefix maps get rooted twins after them */
+		char *b[] = { "cc", "-ffile-prefix-map=/home/a=/src", "-c",
+		    "/home/a/x.c", "-fdebug-prefix-map=/b=/B",
+		    "-fmacro-prefix-map=rel=R", "-fcoverage-prefix-map=/c=",
+		    NULL };
+
+		ck_assert_int_eq(bc_pump_plan_argv(b, 7, "cc", "/R", "/J", &p,
+		    why), BC_OK);
+		joined = bc_strv_join(&p.argv);
+		/* user debug/macro maps: the root map in those kinds, and
+		 * for coverage (-fcoverage-prefix-map is clang's) */
+		ck_assert_str_eq(joined, "cc -fdebug-prefix-map=/R= "
+		    "-fmacro-prefix-map=/R= -fcoverage-prefix-map=/R= "
+		    "-ffile-prefix-map=/home/a=/src "
+		    "-ffile-prefix-map=/R/home/a=/src -c /R/home/a/x.c "
+		    "-fdebug-prefix-map=/b=/B -fdebug-prefix-map=/R/b=/B "
+		    "-fmacro-prefix-map=rel=R "
+		    "-fcoverage-prefix-map=/c= -fcoverage-prefix-map=/R/c= "
+		    "-o /J/out.o -MMD -MF /J/deps.d -MT x.o");
+		free(joined);
+		bc_pump_plan_free(&p);
+	}
+	{
+		/* only -ffile-prefix-map: the root map stays one option */
+		char *b[] = { "cc", "-ffile-prefix-map=/home/a=/src", "-c",
+		    "x.c", NULL };
+
+		ck_assert_int_eq(bc_pump_plan_argv(b, 4, "cc", "/R", "/J", &p,
+		    why), BC_OK);
+		joined = bc_strv_join(&p.argv);
+		ck_assert_str_eq(joined, "cc -ffile-prefix-map=/R= "
+		    "-ffile-prefix-map=/home/a=/src "
+		    "-ffile-prefix-map=/R/home/a=/src -c x.c "
+		    "-o /J/out.o -MMD -MF /J/deps.d -MT x.o");
+		free(joined);
+		bc_pump_plan_free(&p);
+	}
+	{
 		char *b[] = { "cc", "-E", "x.c", NULL };
 		char *c[] = { "cc", "x.c", NULL };
 		char *d[] = { "cc", "-c", "x.c", "-o", NULL };
