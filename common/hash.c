@@ -7,9 +7,17 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
+
+void
+bc_hash_die(const char *what)
+{
+	fprintf(stderr, "boltcc: fatal: SHA-256 %s failed\n", what);
+	abort();
+}
 
 void
 bc_hash_update_str(struct bc_hash *h, const char *s)

@@ -26,6 +26,9 @@ void bc_hash_update(struct bc_hash *h, const void *p, size_t n);
 void bc_hash_update_str(struct bc_hash *h, const char *s);
 void bc_hash_final(struct bc_hash *h, uint8_t out[BC_HASH_LEN]);
 void bc_hash_final_hex(struct bc_hash *h, char out[BC_HASH_HEXLEN + 1]);
+/* For the primitive's implementations (sha256_*.c): a failure of the
+ * library, which is not an input error: print what failed and abort. */
+void bc_hash_die(const char *what);
 /* Release the context (after final, or to abandon it). */
 void bc_hash_free(struct bc_hash *h);
 

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,22 +19,15 @@
 
 #define CHUNK ((size_t)1 << 30)
 
-static void
-hash_die(const char *what)
-{
-	fprintf(stderr, "boltcc: fatal: SHA-256 %s failed\n", what);
-	abort();
-}
-
 void
 bc_hash_init(struct bc_hash *h)
 {
 	CC_SHA256_CTX *c = malloc(sizeof(*c));
 
 	if (c == NULL)
-		hash_die("context allocation");
+		bc_hash_die("context allocation");
 	if (CC_SHA256_Init(c) != 1)
-		hash_die("init");
+		bc_hash_die("init");
 	h->ctx = c;
 }
 
@@ -49,7 +41,7 @@ bc_hash_update(struct bc_hash *h, const void *p, size_t n)
 
 		if (CC_SHA256_Update((CC_SHA256_CTX *)h->ctx, b,
 		    (CC_LONG)k) != 1)
-			hash_die("update");
+			bc_hash_die("update");
 		b += k;
 		n -= k;
 	}
@@ -59,7 +51,7 @@ void
 bc_hash_final(struct bc_hash *h, uint8_t out[BC_HASH_LEN])
 {
 	if (CC_SHA256_Final(out, (CC_SHA256_CTX *)h->ctx) != 1)
-		hash_die("final");
+		bc_hash_die("final");
 	bc_hash_free(h);
 }
 

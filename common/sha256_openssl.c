@@ -13,7 +13,6 @@
 #define OPENSSL_API_COMPAT 0x10100000L
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,22 +20,15 @@
 
 #include "common/hash.h"
 
-static void
-hash_die(const char *what)
-{
-	fprintf(stderr, "boltcc: fatal: SHA-256 %s failed\n", what);
-	abort();
-}
-
 void
 bc_hash_init(struct bc_hash *h)
 {
 	SHA256_CTX *c = malloc(sizeof(*c));
 
 	if (c == NULL)
-		hash_die("context allocation");
+		bc_hash_die("context allocation");
 	if (SHA256_Init(c) != 1)
-		hash_die("init");
+		bc_hash_die("init");
 	h->ctx = c;
 }
 
@@ -46,14 +38,14 @@ bc_hash_update(struct bc_hash *h, const void *p, size_t n)
 	if (n == 0)
 		return;
 	if (SHA256_Update((SHA256_CTX *)h->ctx, p, n) != 1)
-		hash_die("update");
+		bc_hash_die("update");
 }
 
 void
 bc_hash_final(struct bc_hash *h, uint8_t out[BC_HASH_LEN])
 {
 	if (SHA256_Final(out, (SHA256_CTX *)h->ctx) != 1)
-		hash_die("final");
+		bc_hash_die("final");
 	bc_hash_free(h);
 }
 

@@ -196,6 +196,13 @@ dstat_above() { $DCC stat "$1" "$2" --above "$3" 2>/dev/null || echo -1; }
 # alive PID
 alive() { kill -0 "$1" 2>/dev/null; }
 
+# client_stat DIR NAME: a client counter of state dir DIR (0 when absent)
+client_stat() {
+	BOLTCC_DIR="$1" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null
+	_v=$(json_get "$T/st.json" "$2")
+	case $_v in ''|*[!0-9]*) echo 0 ;; *) echo "$_v" ;; esac
+}
+
 # new_client_dir: a fresh, existing state dir for the client.
 new_client_dir() {
 	_d=$(mktemp -d "$T/cdir.XXXXXX")

@@ -51,12 +51,8 @@ start_boltccd || die "boltccd did not start"
 CDIR=$(new_client_dir)
 COV="-fprofile-instr-generate -fcoverage-mapping"
 
-# counter NAME: a client counter of $CDIR (0 when absent)
-counter() {
-	BOLTCC_DIR="$CDIR" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null
-	v=$(json_get "$T/st.json" "$1")
-	case $v in ''|*[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
-}
+# counter NAME: a client counter of $CDIR
+counter() { client_stat "$CDIR" "$1"; }
 # farm HOSTS ARGS...: boltcc with these hosts, in $P/src
 farm() {
 	_h=$1

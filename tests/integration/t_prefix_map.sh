@@ -30,11 +30,8 @@ printf '#define CONF 42\n' >"$P/Sources/inc/conf.h"
 start_boltccd || die "boltccd did not start"
 CDIR=$(new_client_dir)
 
-counter() {
-	BOLTCC_DIR="$CDIR" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null
-	v=$(json_get "$T/st.json" "$1")
-	case $v in ''|*[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
-}
+# counter NAME: a client counter of $CDIR
+counter() { client_stat "$CDIR" "$1"; }
 
 n=0
 # map_case LABEL HOSTS CC MAPS...: compile main.c with the maps through

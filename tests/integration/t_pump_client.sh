@@ -45,12 +45,6 @@ echo '#define CONF_H "inc/h.h"' >"$P/src/conf.h"
 # deps FILE: the dependency list of a .d, one word per line
 deps() { tr -d '\\' <"$1" | tr -s ' \n' '\n\n' | grep -v '^$'; }
 
-# stat_of DIR NAME: a client counter
-stat_of() {
-	BOLTCC_DIR="$1" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null
-	v=$(json_get "$T/st.json" "$2")
-	case $v in ''|*[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
-}
 
 n=0
 # pump_case LABEL HOSTS STRICT_G CC FLAGS...: compile a.c locally and in
@@ -69,7 +63,7 @@ pump_case() {
 		-I"$P/absinc" -MD -c a.c -o obj/a.o 2>"$T/err$n.txt"
 	_rc=$?
 	check "$_label: boltcc exit 0 (got $_rc)" [ $_rc -eq 0 ]
-	check "$_label: sent in pump mode" [ "$(stat_of "$_cd" jobs_pump)" = 1 ]
+	check "$_label: sent in pump mode" [ "$(client_stat "$_cd" jobs_pump)" = 1 ]
 	check "$_label: no local preprocessor run" \
 		sh -c "! grep -q 'preprocessing:' '$T/err$n.txt'"
 	if [ "$_strict" = 1 ]; then
@@ -203,10 +197,10 @@ build_dd() {
 	done)
 }
 build_dd || fail "dedup: first build"
-b1=$(stat_of "$_cd" bytes_sent); n1=$(stat_of "$_cd" pump_files_needed)
+b1=$(client_stat "$_cd" bytes_sent); n1=$(client_stat "$_cd" pump_files_needed)
 build_dd || fail "dedup: second build"
-b2=$(( $(stat_of "$_cd" bytes_sent) - b1 ))
-n2=$(( $(stat_of "$_cd" pump_files_needed) - n1 ))
+b2=$(( $(client_stat "$_cd" bytes_sent) - b1 ))
+n2=$(( $(client_stat "$_cd" pump_files_needed) - n1 ))
 note "dedup: first build sent $b1 bytes ($n1 files), second $b2 bytes ($n2 files)"
 check "dedup: the first build sent the files (8 needed, got $n1)" [ "$n1" -eq 8 ]
 check "dedup: the second build sent no file again (got $n2)" [ "$n2" -eq 0 ]
@@ -297,7 +291,7 @@ EOF
 			2>"$T/xc$n.txt"
 		check "hmap+framework $g: compiled" [ -s main.o ]
 		check "hmap+framework $g: sent in pump mode" \
-			[ "$(stat_of "$_cd" jobs_pump)" = 1 ]
+			[ "$(client_stat "$_cd" jobs_pump)" = 1 ]
 		check "hmap+framework $g: object byte-identical to the local compile" \
 			same_file l.o main.o
 		deps l.d >"$T/l.deps"; deps main.d >"$T/r.deps" 2>/dev/null
@@ -315,7 +309,7 @@ EOF
 		BOLTCC_HOSTS="127.0.0.1:$SPORT/2,cpp,lzo,distcc" DISTCC_FALLBACK=0 \
 		"$BOLTCC" clang -O1 $XF -c main.c -o s.o 2>/dev/null)
 	check "hmap toward distccd: plain mode, counted as header-map" \
-		[ "$(stat_of "$_cd" pump_fallback_by_reason:header-map)" = 1 ]
+		[ "$(client_stat "$_cd" pump_fallback_by_reason:header-map)" = 1 ]
 else
 	note "hmap.py or clang missing: header-map project not built"
 fi
@@ -328,22 +322,22 @@ BOLTCC_DIR="$_cd" BOLTCC_HOSTS="127.0.0.1:$DPORT/2,cpp,lzo,distcc" \
 	2>"$T/fb.txt"
 check "computed include: compiled (plain mode)" [ -s obj/comp.o ]
 check "computed include: counted as pump_fallback_by_reason:computed-include" \
-	[ "$(stat_of "$_cd" pump_fallback_by_reason:computed-include)" = 1 ]
+	[ "$(client_stat "$_cd" pump_fallback_by_reason:computed-include)" = 1 ]
 check "computed include: not sent in pump mode" \
-	[ "$(stat_of "$_cd" jobs_pump)" = 0 ]
+	[ "$(client_stat "$_cd" jobs_pump)" = 0 ]
 check "computed include: the local preprocessor ran (plain mode)" \
 	grep -q 'preprocessing:' "$T/fb.txt"
 BOLTCC_DIR="$_cd" BOLTCC_HOSTS="127.0.0.1:$DPORT/2,cpp,lzo,distcc" \
 	DISTCC_FALLBACK=0 "$BOLTCC" gcc -c comp2.c -o obj/comp2.o 2>>"$T/fb.txt"
 gcc -c comp2.c -o obj/comp2-local.o
 check "#include MACRO defined as a header name: sent in pump mode" \
-	[ "$(stat_of "$_cd" jobs_pump)" = 1 ]
+	[ "$(client_stat "$_cd" jobs_pump)" = 1 ]
 check "#include MACRO: object identical to the local compile" \
 	same_file obj/comp2.o obj/comp2-local.o
 CPATH=/nonexistent BOLTCC_DIR="$_cd" \
 	BOLTCC_HOSTS="127.0.0.1:$DPORT/2,cpp,lzo,distcc" DISTCC_FALLBACK=0 \
 	"$BOLTCC" gcc -c a.c -Iinc -I"$P/absinc" -o obj/cp.o 2>>"$T/fb.txt"
 check "CPATH set: counted as pump_fallback_by_reason:cpath-env" \
-	[ "$(stat_of "$_cd" pump_fallback_by_reason:cpath-env)" = 1 ]
+	[ "$(client_stat "$_cd" pump_fallback_by_reason:cpath-env)" = 1 ]
 cd "$T" || true
 finish

@@ -133,11 +133,6 @@ ssh_same() {
 	check "$_label: no messages on stderr" [ ! -s "$T/err.txt" ]
 	[ -s "$T/err.txt" ] && sed 's/^/    stderr: /' "$T/err.txt"
 }
-stat_of() {
-	BOLTCC_DIR="$1" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null
-	v=$(json_get "$T/st.json" "$2")
-	[ -n "$v" ] && [ "$v" != "null" ] && echo "$v" || echo 0
-}
 
 log "--- plain mode over ssh (host from ~/.ssh/config, probe learns boltccd)"
 BOLTCC_DIR=$(new_client_dir)
@@ -147,7 +142,7 @@ L0=$(logins)
 ssh_same "ssh plain -O2" "@farm:$D" -O2 -g0
 ssh_same "ssh plain -O0 -Wall" "@farm:$D" -O0 -g0 -Wall
 ssh_same "ssh plain, user@host/2 entry" "$ME@farm/2:$D" -O1 -g0
-check "ssh: the jobs counted as remote" [ "$(stat_of "$BOLTCC_DIR" jobs_remote_ok)" -ge 3 ]
+check "ssh: the jobs counted as remote" [ "$(client_stat "$BOLTCC_DIR" jobs_remote_ok)" -ge 3 ]
 L1=$(logins)
 check "ssh session reuse: 3 jobs + probe used 1 login ($L0 -> $L1)" \
 	[ $((L1 - L0)) -eq 1 ]
@@ -179,7 +174,7 @@ check "20 jobs used at most 5 logins ($((L1 - L0)))" [ $((L1 - L0)) -le 5 ]
 log "--- pump mode over ssh (,cpp,lzo)"
 BOLTCC_DIR=$(new_client_dir)
 ssh_same "ssh pump -O2" "@farm:$D,cpp,lzo" -O2 -g0
-check "ssh pump: sent in pump mode" [ "$(stat_of "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
+check "ssh pump: sent in pump mode" [ "$(client_stat "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
 
 log "--- cache lookups over ssh"
 BOLTCC_DIR=$(new_client_dir)
@@ -189,7 +184,7 @@ BOLTCC_HOSTS="@farm:$D,bolt" DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -c "
 rm -f r2.o
 BOLTCC_HOSTS="@farm:$D,bolt" DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -c "$_src" -o r2.o
 check "cache over ssh: second compile is a cache hit" \
-	[ "$(stat_of "$BOLTCC_DIR" cache_hits)" -ge 1 ]
+	[ "$(client_stat "$BOLTCC_DIR" cache_hits)" -ge 1 ]
 check "cache over ssh: object identical" same_file l.o r2.o
 
 log "--- refusals name the problem and fall back"
@@ -276,7 +271,7 @@ _bad=0
 for _k in $(seq 1 16); do same_file "lb$_k.o" "rb$_k.o" || _bad=$((_bad + 1)); done
 check "-j8 burst of 16: objects identical to local ($_bad bad)" [ $_bad = 0 ]
 check "-j8 burst: no messages" [ ! -s "$T/seq.err" ]
-check "66 jobs counted as remote" [ "$(stat_of "$BOLTCC_DIR" jobs_remote_ok)" -ge 66 ]
+check "66 jobs counted as remote" [ "$(client_stat "$BOLTCC_DIR" jobs_remote_ok)" -ge 66 ]
 L1=$(logins); M1=$(starts -- --mux); I1=$(starts -- --inetd)
 check "66 jobs: one login ($((L1 - L0)))" [ $((L1 - L0)) = 1 ]
 check "66 jobs: one remote boltccd --mux started ($((M1 - M0)))" [ $((M1 - M0)) = 1 ]
@@ -287,7 +282,7 @@ BOLTCC_DIR=$(new_client_dir)
 M0=$(starts -- --mux); I0=$(starts -- --inetd)
 ssh_same "mux plain -O2" "@farm:$D,bolt" -O2 -g0
 ssh_same "mux pump -O2" "@farm:$D,cpp,lzo,bolt" -O2 -g0
-check "mux pump: sent in pump mode" [ "$(stat_of "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
+check "mux pump: sent in pump mode" [ "$(client_stat "$BOLTCC_DIR" jobs_pump)" -ge 1 ]
 M1=$(starts -- --mux); I1=$(starts -- --inetd)
 [ $((M1 - M0)) = 1 ] && [ $((I1 - I0)) = 0 ]
 check "plain + pump: one --mux start, no --inetd ($((M1 - M0)), $((I1 - I0)))" [ $? -eq 0 ]
@@ -322,7 +317,7 @@ for _k in $(seq 1 6); do
 	same_file "lslow$_k.o" "rslow$_k.o" || _bad=$((_bad + 1))
 done
 check "kill: all 6 objects written and identical to local ($_bad bad)" [ $_bad = 0 ]
-_hf=$(stat_of "$BOLTCC_DIR" host_failures)
+_hf=$(client_stat "$BOLTCC_DIR" host_failures)
 check "kill: host failures counted ($_hf), those jobs fell back" [ "$_hf" -ge 1 ]
 check "kill: the warning says the mux channel failed" \
 	grep -q "mux ended\|connection lost" "$T/kill.err"
