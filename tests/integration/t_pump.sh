@@ -160,13 +160,19 @@ done
 # --- 3. hostile trees ---------------------------------------------------
 mkdir -p "$T/hostile"
 p3 hostile "$T/hostile"
+# where an escape would write: what is there now (a machine may have a
+# /tmp/x of its own), to compare with afterwards
+ESCAPES="/x /tmp/x /pwned /tmp/pwned /etc/pwned"
+snap() { ls -ld --full-time $ESCAPES 2>/dev/null; ls -la --full-time /tmp/x 2>/dev/null; }
+snap >"$T/escapes.before"
 for f in "$T"/hostile/*.bin; do
 	k=$(basename "$f" .bin)
 	$DCC replay "$DPORT" "$f" --out "$T/hostile/$k.rep" --timeout 30 2>/dev/null
 	check "hostile $k: refused (no reply)" test ! -s "$T/hostile/$k.rep"
 done
+snap >"$T/escapes.after"
 check "nothing written outside the job roots" \
-	sh -c "! ls /tmp/x /pwned /tmp/pwned /etc/pwned 2>/dev/null | grep -q ."
+	cmp -s "$T/escapes.before" "$T/escapes.after"
 check "daemon log names the refusals" grep -q "escapes the root\|is a link or a file\|component" "$DLOG"
 check "daemon still alive" alive "$DPID"
 $DCC replay "$DPORT" "$T/gcc-g0-req.bin" --out "$T/after.bin" --timeout 60 2>/dev/null
