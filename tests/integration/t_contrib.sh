@@ -117,6 +117,10 @@ X
 check "install-launchd.sh: sh -n" sh -n "$LAUNCHD_SH"
 check "install-launchd.sh: launchctl bootstrap system" \
 	grep -q 'launchctl bootstrap system' "$LAUNCHD_SH"
+check "install-launchd.sh: boltccd --self-test before launchctl bootstrap" sh -c \
+	"s=\$(grep -n -- '--self-test' '$LAUNCHD_SH' | head -n 1 | cut -d: -f1);
+	 b=\$(grep -n 'launchctl bootstrap system' '$LAUNCHD_SH' | tail -n 1 | cut -d: -f1);
+	 [ -n \"\$s\" ] && [ -n \"\$b\" ] && [ \"\$s\" -lt \"\$b\" ]"
 check "README: Thunderbolt setup and --stats" sh -c \
 	"grep -q Thunderbolt '$C/xcode/README.md' && grep -q 'boltcc --stats' '$C/xcode/README.md'"
 
