@@ -17,7 +17,9 @@ BOLTCC="$BOLTCC_BUILDDIR/boltcc"
 BOLTCCD="$BOLTCC_BUILDDIR/boltccd"
 PYTHON=${PYTHON:-python3}
 DCC="$PYTHON $HERE/dcc.py"
-VECTORS="$BOLTCC_SRCDIR/../shared/spec/vectors"
+# the spec data the tests use, kept in the repository (tests/data/README.md)
+SPEC="$BOLTCC_SRCDIR/tests/data/spec"
+VECTORS="$SPEC/vectors"
 
 # Keep the environment of the caller from steering the client.
 unset DISTCC_HOSTS BOLTCC_HOSTS DISTCC_DIR BOLTCC_DIR DISTCC_FALLBACK \

@@ -252,7 +252,7 @@ check "daemon stores files under its cache dir" \
 	sh -c "ls '$T/cache-$DPORT/pumpfiles' | grep -q '^[0-9a-f][0-9a-f]$'"
 
 # --- 4. header maps and frameworks, BOLT pump, clang --------------------
-HMAP="$BOLTCC_SRCDIR/../shared/spec/xcode-tools/hmap.py"
+HMAP="$SPEC/xcode-tools/hmap.py"
 if [ -f "$HMAP" ] && command -v clang >/dev/null 2>&1; then
 	X=$T/xc
 	mkdir -p "$X/proj/src" "$X/proj/build" "$X/hdrs/private" "$X/lib" \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t_vectors.sh - replay the requests captured from Debian's distcc 3.4
-# client (shared/spec/vectors, next to the source tree) to boltccd and check
+# client (tests/data/spec/vectors) to boltccd and check
 # each reply: valid distcc reply of the same protocol version, STAT as the
 # real distccd answered, DOTO an ELF relocatable object.  The p1 reply is
 # also compared byte-for-byte with the captured distccd reply: identical
@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need_binaries
 [ -f "$VECTORS/p1-request.bin" ] ||
-	skip "captured vectors not found at $VECTORS (they live in the project's shared/ tree, not in the source checkout)"
+	die "captured vectors not found at $VECTORS (tests/data/spec/vectors)"
 start_boltccd || die "cannot start boltccd"
 
 # replay NAME PROTO EXPECTED-STAT FILE

@@ -15,9 +15,9 @@
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool clang
-HMAP="$BOLTCC_SRCDIR/../shared/spec/xcode-tools/hmap.py"
-CORPUS="$BOLTCC_SRCDIR/../shared/spec/xcode-invocations.txt"
-[ -f "$HMAP" ] || skip "no $HMAP (the shared spec's header-map writer)"
+HMAP="$SPEC/xcode-tools/hmap.py"
+CORPUS="$SPEC/xcode-invocations.txt"
+[ -f "$HMAP" ] || die "no $HMAP (tests/data: the spec's header-map writer)"
 
 # --- the corpus through --explain -------------------------------------
 if [ -f "$CORPUS" ]; then

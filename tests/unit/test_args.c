@@ -4,9 +4,9 @@
  *
  * Table-driven: every case of vectors/checks/SUMMARY.txt section B (also
  * re-derived from the captured distcc logs at test time), the Xcode corpus
- * of spec/xcode-invocations.txt, and boltcc's own rules.  The shared spec
- * directory is $BOLTCC_SRCDIR/../shared (or found relative to this file);
- * tests that need it say so and pass if it is absent.
+ * of spec/xcode-invocations.txt, and boltcc's own rules.  The spec data
+ * is in tests/data ($BOLTCC_SRCDIR/tests/data, or found relative to this
+ * file); a test whose data is missing fails.
  */
 #include "config.h"
 
@@ -97,7 +97,7 @@ strv_has_prefix(const struct bc_strv *sv, const char *pfx)
 	return 0;
 }
 
-/* Directory holding spec/ (the shared tree), or NULL. */
+/* Directory holding spec/ (tests/data in the source tree), or NULL. */
 static char *
 shared_dir(void)
 {
@@ -106,7 +106,7 @@ shared_dir(void)
 	struct stat st;
 
 	if (src != NULL) {
-		d = xasprintf("%s/../shared", src);
+		d = xasprintf("%s/tests/data", src);
 		if (stat(d, &st) == 0)
 			return d;
 		free(d);
@@ -116,7 +116,7 @@ shared_dir(void)
 		char *slash = strrchr(f, '/');
 
 		*slash = '\0';
-		d = xasprintf("%s/../../../shared", f);
+		d = xasprintf("%s/../data", f);
 		free(f);
 		if (stat(d, &st) == 0)
 			return d;
@@ -676,9 +676,8 @@ START_TEST(test_summary_b_vectors)
 	int in_b = 0, checked = 0;
 
 	if (dir == NULL) {
-		fprintf(stderr, "test_summary_b_vectors: SKIPPED (shared spec "
-		    "dir not found; set BOLTCC_SRCDIR)\n");
-		return;
+		ck_abort_msg("test_summary_b_vectors: "
+		    "shared spec dir not found (the spec data is in tests/data)");
 	}
 	{
 		char *path = xasprintf("%s/spec/vectors/checks/SUMMARY.txt",
@@ -688,10 +687,8 @@ START_TEST(test_summary_b_vectors)
 		free(path);
 	}
 	if (summary == NULL) {
-		fprintf(stderr, "test_summary_b_vectors: SKIPPED (no "
-		    "SUMMARY.txt)\n");
-		free(dir);
-		return;
+		ck_abort_msg("test_summary_b_vectors: "
+		    "no SUMMARY.txt (the spec data is in tests/data)");
 	}
 	cur = summary;
 	while ((line = next_line(&cur)) != NULL) {
@@ -778,9 +775,8 @@ START_TEST(test_strip_args_request)
 	size_t i;
 
 	if (dir == NULL) {
-		fprintf(stderr, "test_strip_args_request: SKIPPED (shared spec "
-		    "dir not found)\n");
-		return;
+		ck_abort_msg("test_strip_args_request: "
+		    "shared spec dir not found (the spec data is in tests/data)");
 	}
 	path = xasprintf("%s/spec/vectors/checks/B-strip-args-request.txt",
 	    dir);
@@ -1005,18 +1001,16 @@ START_TEST(test_xcode_corpus)
 	int nblocks = 0, nremote = 0, nlocal = 0, nresp = 0;
 
 	if (dir == NULL) {
-		fprintf(stderr, "test_xcode_corpus: SKIPPED (shared spec dir "
-		    "not found; set BOLTCC_SRCDIR)\n");
-		return;
+		ck_abort_msg("test_xcode_corpus: "
+		    "shared spec dir not found (the spec data is in tests/data)");
 	}
 	path = xasprintf("%s/spec/xcode-invocations.txt", dir);
 	text = slurp(path);
 	free(path);
 	free(dir);
 	if (text == NULL) {
-		fprintf(stderr, "test_xcode_corpus: SKIPPED (no "
-		    "xcode-invocations.txt)\n");
-		return;
+		ck_abort_msg("test_xcode_corpus: "
+		    "no xcode-invocations.txt (the spec data is in tests/data)");
 	}
 	ck_assert_int_eq(bc_mkdtemp("test_args-", &tmpd, err), BC_OK);
 	memset(&b, 0, sizeof(b));

@@ -4,10 +4,8 @@
  * deterministic mutation loop.
  *
  * The captures are read from $BOLTCC_VECTORS, else
- * $BOLTCC_SRCDIR/../shared/spec/vectors (where the integration tests look),
- * else $BOLTCC_SRCDIR/tests/vectors, else /work/shared/spec/vectors.  When
- * none exists the golden tests are skipped with a note; everything else
- * (including mutation loops over our own encodings) still runs.
+ * $BOLTCC_SRCDIR/tests/data/spec/vectors (in the repository, where the
+ * integration tests look too).  Without them the golden tests fail.
  */
 #include "config.h"
 
@@ -57,7 +55,7 @@ vectors_dir(void)
 {
 	static char path[1024];
 	static const char *const rel[] = {
-		"../shared/spec/vectors", "tests/vectors",
+		"tests/data/spec/vectors",
 	};
 	const char *e;
 	size_t i;
@@ -73,18 +71,15 @@ vectors_dir(void)
 				return path;
 		}
 	}
-	if (is_vectors_dir("/work/shared/spec/vectors"))
-		return "/work/shared/spec/vectors";
 	return NULL;
 }
 
-/* Golden tests return early (pass) without captures, saying so. */
+/* Golden tests need the captures (tests/data). */
 #define NEED_VECTORS() do {						\
-	if (vectors_dir() == NULL) {					\
-		fprintf(stderr, "test_proto: %s skipped: captured "	\
-		    "vectors not found (set BOLTCC_VECTORS)\n", __func__);	\
-		return;							\
-	}								\
+	if (vectors_dir() == NULL)					\
+		ck_abort_msg("%s: captured vectors not found in "	\
+		    "tests/data/spec/vectors (or $BOLTCC_VECTORS)",	\
+		    __func__);						\
 } while (0)
 
 /* Load a capture; fails the test if it is missing. */
