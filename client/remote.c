@@ -237,6 +237,10 @@ bc_remote_probe(const struct bc_host *h, int connect_timeout_ms,
 		*is_bolt = 1;
 		bc_debug("probe %s: boltccd (%s)", h->spec,
 		    rep.info != NULL ? "hello answered" : "refused");
+		/* ssh: wait until the remote command has ended (it has seen
+		 * our close), so the helper's session is free again for the
+		 * job that follows instead of a second session and login */
+		(void)bc_ssh_explain(h, perr);
 	} else if (bc_ssh_explain(h, perr) == 2) {
 		/* ssh: the remote command is missing, not a distccd */
 		bc_reply_free(&rep);

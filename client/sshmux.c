@@ -68,6 +68,9 @@
 #define MUX_IO_TIMEOUT_MS (600 * 1000)
 #define MUX_GREETING_MS 15000	/* remote shell + boltccd --mux start */
 #define MUX_MAX_NOMUX 64	/* targets remembered as not speaking mux */
+#define MUX_REUSE_WAIT_MS 1000	/* how long a request waits for a session
+				 * whose job is over but whose remote
+				 * command has not ended yet */
 
 /* One session whose single channel runs `boltccd --mux`. */
 struct mchan {
@@ -89,7 +92,9 @@ struct msess {
 	int64_t idle_since;
 };
 
-enum { C_READING, C_RUNNING, C_MUXED, C_DONE };
+/* C_WAITING: a request that waits (MUX_REUSE_WAIT_MS at most) for its
+ * target's session, busy with a job whose client has already left. */
+enum { C_READING, C_WAITING, C_RUNNING, C_MUXED, C_DONE };
 
 struct mconn {
 	int state;
@@ -107,6 +112,7 @@ struct mconn {
 	size_t serr_len;
 	int client_eof, sent_eof, shut_wr, closing;
 	int64_t last_io, client_gone_at;
+	int64_t wait_until;	/* C_WAITING: then a session of its own */
 	struct mchan *mc;		/* C_MUXED: the channel and stream */
 	struct bc_mux_stream *st;
 };
@@ -805,6 +811,40 @@ mchan_pump(struct mux *m, struct mchan *mc, int64_t now)
 }
 
 /* A complete request: find or open a session, open the channel. */
+/*
+ * Whether request c should wait for a session of its target rather than
+ * log in again: one is busy with a job whose client has left (it has its
+ * outputs; the remote command is only still ending, storing its result
+ * in the cache, say), and c has not waited MUX_REUSE_WAIT_MS yet.  Then c
+ * is C_WAITING and the loop starts it again (bc_sshmux_run).  Sequential
+ * jobs so keep one session; parallel ones, whose clients are still
+ * there, get sessions of their own at once.
+ */
+static int
+wait_for_session(struct mux *m, struct mconn *c, const char *key,
+    int64_t now)
+{
+	size_t i;
+
+	if (c->wait_until != 0 && now >= c->wait_until)
+		return 0;
+	for (i = 0; i < m->nc; i++) {
+		const struct mconn *o = m->c[i];
+
+		if (o != c && o->state == C_RUNNING && o->ctl < 0 &&
+		    o->sess != NULL && strcmp(o->sess->key, key) == 0)
+			break;
+	}
+	if (i == m->nc)
+		return 0;
+	if (c->wait_until == 0) {
+		c->wait_until = now + MUX_REUSE_WAIT_MS;
+		bc_debug("ssh helper: waiting for a session that is ending");
+	}
+	c->state = C_WAITING;
+	return 1;
+}
+
 static void
 conn_start(struct mux *m, struct mconn *c, int64_t now)
 {
@@ -842,6 +882,12 @@ conn_start(struct mux *m, struct mconn *c, int64_t now)
 				s = m->s[i];
 				break;
 			}
+		if (s == NULL && attempt == 0 && wait_for_session(m, c, key,
+		    now)) {
+			free(key);
+			bc_ssh_target_free(&t);
+			return;
+		}
 		if (s == NULL) {
 			struct bc_ssh_sess *ss;
 
@@ -986,6 +1032,14 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 					i++;
 			}
 		} while (prog);
+		/* requests waiting for a session: again, now that jobs ran */
+		for (i = 0; i < m.nc; i++)
+			if (m.c[i]->state == C_WAITING) {
+				if (m.c[i]->ctl < 0)
+					m.c[i]->state = C_DONE;
+				else
+					conn_start(&m, m.c[i], now);
+			}
 		for (i = 0; i < m.nc;)
 			if (m.c[i]->state == C_DONE)
 				conn_free(&m, i);
@@ -1064,6 +1118,9 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 		for (i = 0; i < np; i++)
 			pfd[i].revents = 0;
 		timeout = m.nc > 0 ? 250 : 1000;
+		for (i = 0; i < m.nc; i++)
+			if (m.c[i]->state == C_WAITING)
+				timeout = 5;	/* the session may be free */
 		if (poll(pfd, (nfds_t)np, timeout) < 0 && errno != EINTR)
 			break;
 		now = bc_now_ms();

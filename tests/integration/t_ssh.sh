@@ -4,7 +4,8 @@
 #  * plain and pump mode through boltccd --inetd under sshd, objects equal
 #    to local compiles; the host found through ~/.ssh/config (HostName,
 #    Port, User, IdentityFile, UserKnownHostsFile);
-#  * session reuse: one SSH session serves many jobs (sshd's log counts
+#  * session reuse: one SSH session serves many jobs, also when the remote
+#    command ends a while after its reply (sshd's log counts
 #    the logins), the helper exits when idle;
 #  * refusals: a wrong user key, a host key that does not match
 #    known_hosts, an unknown host key (message names host and SHA256
@@ -149,6 +150,30 @@ check "ssh session reuse: 3 jobs + probe used 1 login ($L0 -> $L1)" \
 [ -S "$BOLTCC_DIR/ssh/helper.sock" ] && \
 	[ "$(ls -ld "$BOLTCC_DIR/ssh" | cut -c1-10)" = drwx------ ]
 check "ssh helper socket in \$DIR/ssh, dir mode 0700" [ $? -eq 0 ]
+
+log "--- a remote that ends a while after its reply still shares the session"
+# (as a boltccd storing its result in the cache after replying, on a
+# busy machine: the next job must wait for the session, not log in again)
+LINGER="$T/bin/boltccd-linger"
+cat >"$LINGER" <<EOF
+#!/bin/sh
+"$D" "\$@"
+st=\$?
+sleep 0.4
+exit \$st
+EOF
+chmod +x "$LINGER"
+BOLTCC_DIR=$(new_client_dir)
+export BOLTCC_DIR
+L0=$(logins)
+ssh_same "lingering remote, job 1" "@farm:$LINGER" -O1 -g0
+ssh_same "lingering remote, job 2" "@farm:$LINGER" -O2 -g0
+ssh_same "lingering remote, job 3" "@farm:$LINGER" -O0 -g0
+L1=$(logins)
+check "lingering remote: 3 jobs + probe used 1 login ($L0 -> $L1)" \
+	[ $((L1 - L0)) -eq 1 ]
+check "lingering remote: the helper waited for the session" \
+	grep -q "waiting for a session that is ending" "$T/helper.log"
 
 log "--- many jobs in a row and in parallel reuse sessions"
 L0=$(logins)
