@@ -192,17 +192,6 @@ try_lock(const char *lockdir, const char *name, int cloexec, int *fd_out)
 	return BC_ERR_IO;
 }
 
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static int
 usable(const struct bc_hostlist *hl, size_t i, const char *lockdir,
     const unsigned char *tried, int backoff_period)
@@ -488,7 +477,7 @@ waiter_sleep(struct waiter *w, int ms)
 	char b;
 
 	if (w->rfd < 0) {
-		sleep_ms(ms);
+		bc_sleep_ms(ms);
 		return 0;
 	}
 	while (left > 0) {
@@ -501,7 +490,7 @@ waiter_sleep(struct waiter *w, int ms)
 			if (read(w->rfd, &b, 1) == 1)
 				return 1;	/* ours: look at the slots */
 		} else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			sleep_ms((int)left);	/* a FIFO that cannot wait */
+			bc_sleep_ms((int)left);	/* a FIFO that cannot wait */
 			return 0;
 		}
 		left = end - bc_now_ms();
@@ -663,7 +652,7 @@ bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 				 * host: pass the free slot on to the next
 				 * waiter, and sleep by the clock this once */
 				wake_waiters();
-				sleep_ms(ms);
+				bc_sleep_ms(ms);
 				handed = 0;
 			} else
 				handed = waiter_sleep(&w, ms);
@@ -714,7 +703,7 @@ bc_hostsel_local_slot(const char *lockdir, int nslots, int64_t max_wait_ms,
 			return bc_seterr(err, BC_ERR_BUSY,
 			    "no free local slot after %lld ms",
 			    (long long)max_wait_ms);
-		sleep_ms(delay);
+		bc_sleep_ms(delay);
 		delay *= 2;
 		if (delay > LOCAL_SLEEP_MAX_MS)
 			delay = LOCAL_SLEEP_MAX_MS;

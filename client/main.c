@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1342,55 +1341,12 @@ stats_port_of(const struct bc_cconf *cfg, const struct bc_host *h)
 	return h->port < 65535 ? h->port + 1 : BC_DEFAULT_STATS_PORT;
 }
 
-/* GET / from the stats port; body appended to page. */
+/* GET path from the stats port; the answer appended to page. */
 static int
 fetch_stats_page(const char *host, int port, const char *path,
     struct bc_buf *page, char *err)
 {
-	char req[128];
-	struct bc_io io;
-	int fd, r;
-
-	r = bc_io_connect_tcp(host, port, STATS_TIMEOUT_MS, &fd, err);
-	if (r != BC_OK)
-		return r;
-	bc_io_init(&io, fd, fd, STATS_TIMEOUT_MS);
-	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
-	r = bc_io_write_full(&io, req, strlen(req), err);
-	while (r == BC_OK) {
-		struct pollfd pfd;
-		uint8_t *w;
-		ssize_t n;
-
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		n = poll(&pfd, 1, STATS_TIMEOUT_MS);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = bc_seterr(err, BC_ERR_TIMEOUT, "stats read timeout");
-			break;
-		}
-		r = bc_buf_reserve(page, 4096, &w);
-		if (r != BC_OK) {
-			bc_seterr(err, r, "stats page too large");
-			break;
-		}
-		n = read(fd, w, 4096);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = bc_seterr(err, BC_ERR_IO, "read: %s",
-			    strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		bc_buf_commit(page, (size_t)n);
-	}
-	close(fd);
-	return r;
+	return bc_io_http_get(host, port, path, STATS_TIMEOUT_MS, page, err);
 }
 
 /* Parse "key value" lines of a stats page (between the distccstats tags

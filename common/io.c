@@ -47,6 +47,17 @@ bc_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void
+bc_sleep_ms(int ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 /*
  * Wait until fd is ready for `events`, honouring both limits.  Returns
  * BC_OK when ready (or on POLLERR/POLLHUP, so the following read/write
@@ -283,12 +294,6 @@ set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, fl);
 }
 
-void
-bc_io_tcp_liveness(int fd, int idle_s, int intvl_s, int cnt,
-    int user_timeout_ms)
-{
-	bc_osdep_tcp_liveness(fd, idle_s, intvl_s, cnt, user_timeout_ms);
-}
 
 static int
 connect_one(const struct addrinfo *ai, int64_t deadline, int *fd_out,
@@ -340,7 +345,7 @@ connect_one(const struct addrinfo *ai, int64_t deadline, int *fd_out,
 	if (set_nonblock(fd, 0) < 0)
 		goto fail;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	bc_io_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
+	bc_osdep_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
 	    BC_TCP_KEEPCNT, BC_TCP_USER_TIMEOUT_MS);
 	*fd_out = fd;
 	return 0;
@@ -393,4 +398,61 @@ bc_io_connect_tcp(const char *host, int port, int timeout_ms, int *fd_out,
 	}
 	*fd_out = fd;
 	return BC_OK;
+}
+
+int
+bc_io_http_get(const char *host, int port, const char *path,
+    int timeout_ms, struct bc_buf *out, char *err)
+{
+	char req[BC_MAX_PATH_LEN + 32];
+	struct bc_io io;
+	int64_t deadline = bc_now_ms() + timeout_ms;
+	int fd, n, r;
+
+	n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
+	if (n < 0 || (size_t)n >= sizeof(req))
+		return bc_seterr(err, BC_ERR_INVAL, "GET: path too long");
+	r = bc_io_connect_tcp(host, port, timeout_ms, &fd, err);
+	if (r != BC_OK)
+		return r;
+	bc_io_init(&io, fd, fd, timeout_ms);
+	io.deadline_ms = deadline;
+	r = bc_io_write_full(&io, req, (size_t)n, err);
+	while (r == BC_OK) {
+		struct pollfd pfd;
+		int64_t left = deadline - bc_now_ms();
+		uint8_t *w;
+		ssize_t got;
+
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (left <= 0 || (got = poll(&pfd, 1, (int)left)) == 0) {
+			r = bc_seterr(err, BC_ERR_TIMEOUT, "GET %s: no complete "
+			    "answer within %d ms", path, timeout_ms);
+			break;
+		}
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			r = bc_seterr(err, BC_ERR_IO, "poll: %s", strerror(errno));
+			break;
+		}
+		if ((r = bc_buf_reserve(out, 4096, &w)) != BC_OK) {
+			bc_seterr(err, r, "GET %s: answer too large", path);
+			break;
+		}
+		got = read(fd, w, 4096);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got < 0) {
+			r = bc_seterr(err, BC_ERR_IO, "read: %s", strerror(errno));
+			break;
+		}
+		if (got == 0)
+			break;
+		(void)bc_buf_commit(out, (size_t)got);
+	}
+	close(fd);
+	return r;
 }

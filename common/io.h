@@ -34,6 +34,8 @@ void bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms);
 
 /* Monotonic clock in milliseconds. */
 int64_t bc_now_ms(void);
+/* Sleep ms milliseconds (through signals). */
+void bc_sleep_ms(int ms);
 
 /* Read exactly n bytes: BC_OK, BC_ERR_EOF (clean EOF before any byte is
  * BC_ERR_EOF, EOF mid-way is BC_ERR_TRUNCATED), BC_ERR_TIMEOUT, BC_ERR_IO. */
@@ -63,22 +65,25 @@ int bc_io_read_hdr_beat(struct bc_io *io, const char *expect,
 int bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
     struct bc_buf *out, char *err);
 
-/*
- * Dead-peer detection on a connected TCP socket: keepalive probes after
- * idle_s seconds without traffic, every intvl_s, cnt of them; and (Linux
- * TCP_USER_TIMEOUT) an error once sent data stays unacknowledged for
- * user_timeout_ms.  Best effort: options the OS lacks are skipped.
- */
-void bc_io_tcp_liveness(int fd, int idle_s, int intvl_s, int cnt,
-    int user_timeout_ms);
+/* Dead-peer detection on connected TCP sockets: bc_osdep_tcp_liveness
+ * (osdep.h) with these values. */
 #define BC_TCP_KEEPIDLE_S 5
 #define BC_TCP_KEEPINTVL_S 2
 #define BC_TCP_KEEPCNT 3
 #define BC_TCP_USER_TIMEOUT_MS 15000
 
 /* Connect to host:port (name or literal, IPv4/IPv6) within timeout_ms.
- * The socket gets bc_io_tcp_liveness with the BC_TCP_* values. */
+ * The socket gets bc_osdep_tcp_liveness with the BC_TCP_* values. */
 int bc_io_connect_tcp(const char *host, int port, int timeout_ms, int *fd_out,
     char *err);
+
+/*
+ * GET path from host:port (HTTP/1.0) and append the whole answer, status
+ * line and headers included, to out, up to out's limit (BC_ERR_LIMIT
+ * past it); within timeout_ms in all.  For boltccd's stats pages (the
+ * client's --stats, boltccd --self-test); callers parse the answer.
+ */
+int bc_io_http_get(const char *host, int port, const char *path,
+    int timeout_ms, struct bc_buf *out, char *err);
 
 #endif

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,16 +102,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	(void)nanosleep(&ts, NULL);
 }
 
 /* "exited with status N" or "was killed by signal N" */
@@ -302,7 +291,7 @@ wait_exit(pid_t pid, int64_t deadline, int *status, const char *what,
 		if (bc_now_ms() >= deadline)
 			return bc_seterr(err, BC_ERR_TIMEOUT,
 			    "%s did not finish within %d s", what, STEP_S);
-		sleep_ms(5);
+		bc_sleep_ms(5);
 	}
 }
 
@@ -758,75 +747,22 @@ free_ports(int *a, int *b, char *err)
 	return r;
 }
 
-/* Everything fd sends until it closes (at most max bytes) into out. */
-static int
-read_to_eof(int fd, int64_t deadline, size_t max, struct bc_buf *out,
-    char *err)
-{
-	struct pollfd pfd;
-	uint8_t *p;
-	int64_t left;
-	ssize_t n;
-	int r;
-
-	for (;;) {
-		if ((left = deadline - bc_now_ms()) <= 0)
-			return bc_seterr(err, BC_ERR_TIMEOUT, "no complete "
-			    "answer within %d s", STEP_S);
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			return bc_seterr(err, BC_ERR_IO, "poll: %s",
-			    strerror(errno));
-		if (interrupted)
-			return bc_seterr(err, BC_ERR_IO, "interrupted");
-		if (pfd.revents == 0)
-			continue;
-		if (bc_buf_len(out) >= max)
-			return bc_seterr(err, BC_ERR_LIMIT, "answer longer "
-			    "than %zu bytes", max);
-		if ((r = bc_buf_reserve(out, 4096, &p)) != BC_OK)
-			return bc_seterr(err, r, "answer: %s", bc_strerror(r));
-		if ((n = read(fd, p, 4096)) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return bc_seterr(err, BC_ERR_IO, "read: %s",
-			    strerror(errno));
-		}
-		if (n == 0)
-			return BC_OK;
-		(void)bc_buf_commit(out, (size_t)n);
-	}
-}
-
 /* GET path from the stats port: the body of a 200 answer (NUL
  * terminated) in *body, malloc'd. */
 static int
 http_get(int port, const char *path, int64_t deadline, char **body,
     char *err)
 {
-	struct bc_buf resp = BC_BUF_INIT(MAX_HTTP_REPLY + 4096);
-	struct bc_io io;
-	char req[128], e[BC_ERRLEN], *text = NULL, *b;
-	int fd = -1, r, n;
+	struct bc_buf resp = BC_BUF_INIT(MAX_HTTP_REPLY);
+	char e[BC_ERRLEN], *text, *b;
 	int64_t left = deadline - bc_now_ms();
+	int r;
 
 	*body = NULL;
-	n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: 127.0.0.1"
-	    "\r\n\r\n", path);
-	if (n < 0 || (size_t)n >= sizeof(req))
-		return bc_seterr(err, BC_ERR_INTERNAL, "request too long");
 	if (left <= 0)
 		return bc_seterr(err, BC_ERR_TIMEOUT, "no time left");
-	if ((r = bc_io_connect_tcp("127.0.0.1", port, (int)left, &fd, e)) !=
-	    BC_OK)
-		return bc_seterr(err, r, "%s", e);
-	bc_io_init(&io, fd, fd, 0);
-	io.deadline_ms = deadline;
-	if ((r = bc_io_write_full(&io, req, (size_t)n, e)) != BC_OK ||
-	    (r = read_to_eof(fd, deadline, MAX_HTTP_REPLY, &resp, e)) !=
-	    BC_OK || (r = bc_buf_put_u8(&resp, 0)) != BC_OK) {
+	if ((r = bc_io_http_get("127.0.0.1", port, path, (int)left, &resp,
+	    e)) != BC_OK || (r = bc_buf_put_u8(&resp, 0)) != BC_OK) {
 		r = bc_seterr(err, r, "GET %s: %s", path, e);
 		goto out;
 	}
@@ -857,8 +793,6 @@ http_get(int port, const char *path, int64_t deadline, char **body,
 	*body = xstrdup(b);
 	r = BC_OK;
 out:
-	if (fd >= 0)
-		close(fd);
 	bc_buf_free(&resp);
 	return r;
 }
@@ -994,7 +928,7 @@ daemon_wait_ready(struct testd *d, char *err)
 			    "not answer on 127.0.0.1 port %d within %d s (%s); "
 			    "its log: %s", d->stats_port, STEP_S, e, said);
 		}
-		sleep_ms(20);
+		bc_sleep_ms(20);
 	}
 }
 
@@ -1092,7 +1026,7 @@ stats_count_job(const struct testd *d, long long *ok, char *err)
 			return bc_seterr(err, BC_ERR_PROTO, "stats port %d: "
 			    "/stats.json shows dcc_compile_ok %lld after the "
 			    "job, not 1", d->stats_port, *ok);
-		sleep_ms(50);
+		bc_sleep_ms(50);
 	}
 }
 

@@ -340,7 +340,7 @@ worker_main(struct server *s, int fd, const char *peer, int tcp)
 	 * unacknowledged data), not after --io-timeout, and its slot is
 	 * free again (tests/cluster/t_liveness.sh). */
 	if (tcp)
-		bc_io_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
+		bc_osdep_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
 		    BC_TCP_KEEPCNT, BC_TCP_USER_TIMEOUT_MS);
 	bc_job_serve(&s->jc, fd, fd, peer);
 	close(fd);

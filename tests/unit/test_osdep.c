@@ -134,8 +134,8 @@ START_TEST(test_tcp_liveness)
 	ck_assert_int_eq(getint(fd, IPPROTO_TCP, TCP_KEEPALIVE), 7);
 	ck_assert_int_eq(getint(fd, IPPROTO_TCP, TCP_RXT_CONNDROPTIME), 16);
 #endif
-	/* bc_io_tcp_liveness is the same call */
-	bc_io_tcp_liveness(fd, 9, 2, 3, 1000);
+	/* a second call replaces the values */
+	bc_osdep_tcp_liveness(fd, 9, 2, 3, 1000);
 #ifdef TCP_KEEPIDLE
 	ck_assert_int_eq(getint(fd, IPPROTO_TCP, TCP_KEEPIDLE), 9);
 #endif
