@@ -294,7 +294,6 @@ set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, fl);
 }
 
-
 static int
 connect_one(const struct addrinfo *ai, int64_t deadline, int *fd_out,
     int *errno_out)
