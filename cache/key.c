@@ -20,6 +20,7 @@
 #include "common/hash.h"
 #include "common/util.h"
 #include "cache/key.h"
+#include "cache/pathmap.h"
 
 #define VERSION_OUT_MAX (64 * 1024)	/* bytes of --version kept */
 #define MEMO_MAX 8192
@@ -141,6 +142,7 @@ bc_cache_key_debug(char *const *argv, size_t argc)
 struct key_ctx {
 	struct bc_hash *h;
 	size_t n;
+	struct bc_pathmap *pm;	/* mapped key: words through the maps */
 };
 
 static void
@@ -150,17 +152,35 @@ count_word(void *ctx, const char *w)
 	((struct key_ctx *)ctx)->n++;
 }
 
+/* A word as the key hashes it: through the maps when the key is mapped. */
+static void
+hash_mapped(struct bc_hash *h, struct bc_pathmap *pm, const char *w)
+{
+	char *m = pm != NULL ? bc_pathmap_word(pm, w) : NULL;
+
+	bc_hash_update_str(h, m != NULL ? m : w);
+	free(m);
+}
+
 static void
 hash_word(void *ctx, const char *w)
 {
-	bc_hash_update_str(((struct key_ctx *)ctx)->h, w);
+	struct key_ctx *kc = ctx;
+
+	hash_mapped(kc->h, kc->pm, w);
+}
+
+static void
+check_word(void *ctx, const char *w)
+{
+	free(bc_pathmap_word(((struct key_ctx *)ctx)->pm, w));
 }
 
 /* The start both keys share: the domain tag, the compiler identity, the
  * key flags and the normalized argv (count, then words). */
 static void
 hash_head(struct bc_hash *h, const char *tag, const char *identity,
-    uint32_t flags, char *const *argv, size_t argc)
+    uint32_t flags, char *const *argv, size_t argc, struct bc_pathmap *pm)
 {
 	struct key_ctx kc;
 	char num[48];
@@ -172,6 +192,7 @@ hash_head(struct bc_hash *h, const char *tag, const char *identity,
 	bc_hash_update_str(h, num);
 	kc.h = h;
 	kc.n = 0;
+	kc.pm = pm;
 	walk_args(argv, argc, count_word, &kc);
 	snprintf(num, sizeof(num), "argc %zu", kc.n);
 	bc_hash_update_str(h, num);
@@ -186,7 +207,7 @@ bc_cache_key(const struct bc_cache_key_in *in, char out[BC_HASH_HEXLEN + 1])
 
 	bc_hash_init(&h);
 	hash_head(&h, "boltcc-cache-key-v1", in->identity, in->flags,
-	    in->argv, in->argc);
+	    in->argv, in->argc, NULL);
 	if (bc_cache_key_debug(in->argv, in->argc)) {
 		/* The object names its compilation directory. */
 		if (in->cdir != NULL) {
@@ -226,7 +247,8 @@ bc_cache_pump_deps_wanted(char *const *argv, size_t argc)
 
 /* The words that decide the .d's contents (not its file name). */
 static void
-hash_deps_shape(struct bc_hash *h, char *const *argv, size_t argc)
+hash_deps_shape(struct bc_hash *h, char *const *argv, size_t argc,
+    struct bc_pathmap *pm)
 {
 	const char *out = NULL;
 	size_t i, targets = 0;
@@ -253,12 +275,12 @@ hash_deps_shape(struct bc_hash *h, char *const *argv, size_t argc)
 		if ((strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0) &&
 		    i + 1 < argc) {
 			bc_hash_update_str(h, a);
-			bc_hash_update_str(h, argv[++i]);
+			hash_mapped(h, pm, argv[++i]);
 			targets++;
 		} else if (bc_str_has_prefix(a, "-MT") ||
 		    bc_str_has_prefix(a, "-MQ")) {
 			if (a[3] != '\0') {
-				bc_hash_update_str(h, a);
+				hash_mapped(h, pm, a);
 				targets++;
 			}
 		} else if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
@@ -270,38 +292,60 @@ hash_deps_shape(struct bc_hash *h, char *const *argv, size_t argc)
 	if (targets == 0) {
 		/* the daemon names the output as the target */
 		bc_hash_update_str(h, "-MT-output");
-		bc_hash_update_str(h, out != NULL ? out : "");
+		hash_mapped(h, pm, out != NULL ? out : "");
 	}
 }
 
-/* One entry as the key sees it: kind, keyed path, payload. */
+/* An entry's path as the key sees it: relative below the working
+ * directory, else through the maps (mapped keys), else absolute.
+ * malloc'd. */
 static char *
-pump_ent_text(const struct bc_cache_pump_ent *e, const char *cwd, size_t *len)
+pump_ent_path(const char *name, const char *cwd, struct bc_pathmap *pm)
 {
 	size_t cl = cwd != NULL ? strlen(cwd) : 0;
-	const char *name = e->name != NULL ? e->name : "";
-	const char *rel = NULL, *payload;
-	char hex[BC_HASH_HEXLEN + 1], *t, *head;
-	size_t hl, pl;
+	char *m;
 
 	while (cl > 1 && cwd[cl - 1] == '/')
 		cl--;
 	if (cl > 1 && strncmp(name, cwd, cl) == 0) {
 		if (name[cl] == '\0')
-			rel = ".";
-		else if (name[cl] == '/')
-			rel = name + cl + 1;
+			return xstrdup("rel:.");
+		if (name[cl] == '/')
+			return xasprintf("rel:%s", name + cl + 1);
 	}
-	if (e->kind == BC_CACHE_PUMP_FILE) {
-		if (e->hash != NULL)
-			bc_hash_hex(e->hash, BC_HASH_LEN, hex);
-		else
-			hex[0] = '\0';
-	} else
-		hex[0] = '\0';
-	head = xasprintf("%c%s%s", e->kind == BC_CACHE_PUMP_FILE ? 'F' :
-	    e->kind == BC_CACHE_PUMP_LINK ? 'L' : 'D',
-	    rel != NULL ? "rel:" : "abs:", rel != NULL ? rel : name);
+	if (pm != NULL && (m = bc_pathmap_path(pm, name)) != NULL) {
+		char *r = xasprintf("map:%s", m);
+
+		free(m);
+		return r;
+	}
+	return xasprintf("abs:%s", name);
+}
+
+/* One entry as the key sees it: kind, keyed path, payload.  A mapped key
+ * takes a header map by its mapped digest (kind H). */
+static char *
+pump_ent_text(const struct bc_cache_pump_ent *e, const char *cwd,
+    struct bc_pathmap *pm, size_t *len)
+{
+	const char *name = e->name != NULL ? e->name : "";
+	const uint8_t *hash = e->hash;
+	const char *payload;
+	char hex[BC_HASH_HEXLEN + 1], *t, *head, *path, kind;
+	size_t hl, pl;
+
+	kind = e->kind == BC_CACHE_PUMP_FILE ? 'F' :
+	    e->kind == BC_CACHE_PUMP_LINK ? 'L' : 'D';
+	if (pm != NULL && e->kind == BC_CACHE_PUMP_FILE && e->mhash != NULL) {
+		kind = 'H';
+		hash = e->mhash;
+	}
+	hex[0] = '\0';
+	if (e->kind == BC_CACHE_PUMP_FILE && hash != NULL)
+		bc_hash_hex(hash, BC_HASH_LEN, hex);
+	path = pump_ent_path(name, cwd, pm);
+	head = xasprintf("%c%s", kind, path);
+	free(path);
 	payload = e->kind == BC_CACHE_PUMP_FILE ? hex :
 	    e->kind == BC_CACHE_PUMP_LINK && e->target != NULL ? e->target : "";
 	hl = strlen(head);
@@ -348,32 +392,94 @@ bc_cache_key_prefix_map_opt(const char *arg)
 }
 
 
-void
-bc_cache_pump_key(const struct bc_cache_pump_in *in,
-    char out[BC_HASH_HEXLEN + 1])
+/* 1 if name lies at or below the working directory. */
+static int
+below_cwd(const char *name, const char *cwd)
 {
-	struct pump_text *v;
-	struct bc_hash h;
-	char num[48];
+	size_t cl = cwd != NULL ? strlen(cwd) : 0;
+
+	while (cl > 1 && cwd[cl - 1] == '/')
+		cl--;
+	return cl > 1 && strncmp(name, cwd, cl) == 0 &&
+	    (name[cl] == '\0' || name[cl] == '/');
+}
+
+/* Decide whether the pump key can use mapped paths: every word, the .d
+ * targets, the working directory (when debug info names it) and every
+ * entry outside it must be mapped or system (pathmap.h). */
+static void
+check_paths(struct bc_pathmap *pm, const struct bc_cache_pump_in *in,
+    int debug)
+{
+	struct bc_hash scratch;
+	struct key_ctx kc;
 	size_t i;
 
+	if (!bc_pathmap_active(pm))
+		return;
+	kc.h = NULL;
+	kc.n = 0;
+	kc.pm = pm;
+	walk_args(in->argv, in->argc, check_word, &kc);
+	bc_hash_init(&scratch);
+	hash_deps_shape(&scratch, in->argv, in->argc, pm);
+	bc_hash_free(&scratch);
+	if (debug)
+		free(bc_pathmap_need(pm, in->cwd));
+	for (i = 0; i < in->n && bc_pathmap_active(pm); i++) {
+		const struct bc_cache_pump_ent *e = &in->ents[i];
+
+		if (e->name != NULL && !below_cwd(e->name, in->cwd))
+			free(bc_pathmap_need(pm, e->name));
+		if (e->kind == BC_CACHE_PUMP_LINK && e->target != NULL &&
+		    !below_cwd(e->target, in->cwd))
+			free(bc_pathmap_need(pm, e->target));
+	}
+}
+
+void
+bc_cache_pump_key_paths(const struct bc_cache_pump_in *in,
+    char out[BC_HASH_HEXLEN + 1], char **exact_why)
+{
+	struct bc_pathmap maps, *pm = NULL;
+	struct pump_text *v;
+	struct bc_hash h;
+	char num[48], *cdir = NULL;
+	size_t i;
+	int debug = bc_cache_key_debug(in->argv, in->argc);
+
+	bc_pathmap_init(&maps, in->argv, in->argc);
+	if (in->exact)
+		bc_pathmap_set_exact(&maps, "exact key asked for", NULL);
+	check_paths(&maps, in, debug);
+	if (bc_pathmap_active(&maps))
+		pm = &maps;
+	if (exact_why != NULL)
+		*exact_why = maps.exact != NULL ? xstrdup(maps.exact) : NULL;
 	bc_hash_init(&h);
 	hash_head(&h, "boltcc-pump-key-v1", in->identity, in->flags,
-	    in->argv, in->argc);
-	hash_deps_shape(&h, in->argv, in->argc);
+	    in->argv, in->argc, pm);
+	hash_deps_shape(&h, in->argv, in->argc, pm);
 	for (i = 1; i < in->argc; i++)
 		if (bc_cache_key_prefix_map_opt(in->argv[i]) > 0) {
 			bc_hash_update_str(&h, "prefix maps rooted");
 			break;
 		}
-	if (bc_cache_key_debug(in->argv, in->argc)) {
+	if (pm != NULL)
+		bc_hash_update_str(&h, "paths mapped");
+	if (debug) {
 		bc_hash_update_str(&h, "cdir");
-		bc_hash_update_str(&h, in->cwd != NULL ? in->cwd : "");
+		if (pm != NULL)
+			cdir = bc_pathmap_path(pm, in->cwd != NULL ? in->cwd :
+			    "");
+		bc_hash_update_str(&h, cdir != NULL ? cdir :
+		    in->cwd != NULL ? in->cwd : "");
+		free(cdir);
 	} else
 		bc_hash_update_str(&h, "nodebug");
 	v = xcalloc(in->n > 0 ? in->n : 1, sizeof(*v));
 	for (i = 0; i < in->n; i++)
-		v[i].p = pump_ent_text(&in->ents[i], in->cwd, &v[i].n);
+		v[i].p = pump_ent_text(&in->ents[i], in->cwd, pm, &v[i].n);
 	if (in->n > 1)
 		qsort(v, in->n, sizeof(*v), cmp_pump_text);
 	snprintf(num, sizeof(num), "entries %zu", in->n);
@@ -386,6 +492,14 @@ bc_cache_pump_key(const struct bc_cache_pump_in *in,
 	}
 	free(v);
 	bc_hash_final_hex(&h, out);
+	bc_pathmap_free(&maps);
+}
+
+void
+bc_cache_pump_key(const struct bc_cache_pump_in *in,
+    char out[BC_HASH_HEXLEN + 1])
+{
+	bc_cache_pump_key_paths(in, out, NULL);
 }
 
 /* ---------------------------------------------------------------------

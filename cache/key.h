@@ -71,6 +71,10 @@ struct bc_cache_pump_ent {
 	int kind;		/* enum bc_cache_pump_kind */
 	const uint8_t *hash;	/* FILE: BC_HASH_LEN bytes */
 	const char *target;	/* LINK */
+	/* FILE that is a header map: the digest of its entries with their
+	 * paths mapped (bc_hmap_digest with bc_pathmap_path), or NULL.
+	 * Used in place of hash when the key is mapped. */
+	const uint8_t *mhash;
 };
 
 struct bc_cache_pump_in {
@@ -81,6 +85,7 @@ struct bc_cache_pump_in {
 	uint32_t flags;		/* masked with BC_CACHE_KEY_FLAGS_MASK */
 	const struct bc_cache_pump_ent *ents;	/* manifest, any order */
 	size_t n;
+	int exact;		/* keep paths as written even if mappable */
 };
 
 /*
@@ -97,6 +102,15 @@ int bc_cache_pump_deps_wanted(char *const *argv, size_t argc);
 /* The pump key as 64 lowercase hex digits. */
 void bc_cache_pump_key(const struct bc_cache_pump_in *in,
     char out[BC_HASH_HEXLEN + 1]);
+/*
+ * The same, saying how it treated paths: *exact_why NULL when the key is
+ * mapped (cache/pathmap.h: every path of the job under a prefix map or a
+ * system directory, so checkouts at other places share it), else why it
+ * is exact (malloc'd: "no path prefix map", or the first path no map
+ * covers).
+ */
+void bc_cache_pump_key_paths(const struct bc_cache_pump_in *in,
+    char out[BC_HASH_HEXLEN + 1], char **exact_why);
 
 /*
  * Compiler identity: SHA-256 over the output of `COMPILER --version`

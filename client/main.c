@@ -682,7 +682,9 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 		return 0;
 	bc_debug("cache hit %.16s (pump) on %s for %s", key,
 	    host_label(&hl->v[res.hit_host]), j->plan.source);
-	r = write_outputs(j, &rep, err);
+	r = bc_cpumpx_unmap(p, &rep, err);
+	if (r == BC_OK)
+		r = write_outputs(j, &rep, err);
 	if (r == BC_OK)
 		r = bc_cpump_write_deps(p, &rep, err);
 	(void)hit_done(j, &rep, r, err, rc);

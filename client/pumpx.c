@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cache/key.h"
+#include "cache/pathmap.h"
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/io.h"
@@ -15,6 +16,7 @@
 #include "common/log.h"
 #include "common/proto3x.h"
 #include "common/util.h"
+#include "preproc/hmap.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
 #include "client/ssh.h"
@@ -28,15 +30,81 @@ marker_dir(const char *name)
 	return nl > ml ? xstrndup(name, nl - ml) : xstrdup("/");
 }
 
+/* A header map's mapped digest (cache/pathmap.h) into d: 1, or 0 when
+ * the file is no header map (then the key takes its plain hash, as the
+ * daemon does). */
+static int
+hmap_digest(const char *name, const struct bc_pathmap *pm,
+    uint8_t d[BC_HASH_LEN])
+{
+	struct bc_buf b;
+	int r;
+
+	if (!bc_str_has_suffix(name, ".hmap"))
+		return 0;
+	bc_buf_init(&b, BC_HMAP_MAX_SIZE);
+	r = bc_read_file(name, BC_HMAP_MAX_SIZE, &b, NULL) == BC_OK &&
+	    bc_hmap_mapped_digest(bc_buf_data(&b), bc_buf_len(&b), pm, d) ==
+	    BC_OK;
+	bc_buf_free(&b);
+	return r;
+}
+
+/* One section of a reply with the stored path tokens made ours. */
+static int
+unmap_buf(const struct bc_pathmap *pm, int make_escaped, struct bc_buf *b,
+    size_t max, char *err)
+{
+	struct bc_buf nb;
+	int r;
+
+	if (bc_buf_len(b) == 0 ||
+	    memchr(bc_buf_data(b), '\1', bc_buf_len(b)) == NULL)
+		return BC_OK;
+	bc_buf_init(&nb, max);
+	r = bc_pathmap_detokenize(pm, make_escaped, bc_buf_data(b),
+	    bc_buf_len(b), &nb, err);
+	if (r == BC_OK)
+		bc_buf_move(b, &nb);
+	bc_buf_free(&nb);
+	return r;
+}
+
+int
+bc_cpumpx_unmap(const struct bc_cpump *p, struct bc_reply *rep, char *err)
+{
+	struct bc_pathmap pm;
+	int r;
+
+	bc_pathmap_init(&pm, p->argv.v, p->argv.n);
+	r = unmap_buf(&pm, 0, &rep->serr, BC_MAX_STDERR, err);
+	if (r == BC_OK)
+		r = unmap_buf(&pm, 1, &rep->dotd, BC_MAX_DOTD, err);
+	bc_pathmap_free(&pm);
+	return r;
+}
+
 int
 bc_cpumpx_key(const struct bc_cpump *p, const char *identity,
     char out[BC_HASH_HEXLEN + 1])
 {
+	return bc_cpumpx_key_paths(p, identity, out, NULL);
+}
+
+int
+bc_cpumpx_key_paths(const struct bc_cpump *p, const char *identity,
+    char out[BC_HASH_HEXLEN + 1], char **exact_why)
+{
 	struct bc_cache_pump_ent *v = xcalloc(p->n > 0 ? p->n : 1, sizeof(*v));
+	uint8_t (*mh)[BC_HASH_LEN] = xcalloc(p->n > 0 ? p->n : 1,
+	    sizeof(*mh));
 	struct bc_cache_pump_in in;
 	char **dirs = xcalloc(p->n > 0 ? p->n : 1, sizeof(*dirs));
+	struct bc_pathmap pm;
 	size_t i;
 	int r = BC_OK;
+
+	bc_pathmap_init(&pm, p->argv.v, p->argv.n);
 
 	for (i = 0; i < p->n; i++) {
 		const struct bc_cpump_ent *e = &p->v[i];
@@ -56,6 +124,9 @@ bc_cpumpx_key(const struct bc_cpump *p, const char *identity,
 			v[i].hash = e->hash;
 			if (!e->has_hash)
 				r = BC_ERR_INVAL;
+			if (bc_pathmap_active(&pm) &&
+			    hmap_digest(e->name, &pm, mh[i]))
+				v[i].mhash = mh[i];
 			break;
 		}
 	}
@@ -68,12 +139,14 @@ bc_cpumpx_key(const struct bc_cpump *p, const char *identity,
 		in.flags = p->flags;
 		in.ents = v;
 		in.n = p->n;
-		bc_cache_pump_key(&in, out);
+		bc_cache_pump_key_paths(&in, out, exact_why);
 	}
 	for (i = 0; i < p->n; i++)
 		free(dirs[i]);
 	free(dirs);
+	free(mh);
 	free(v);
+	bc_pathmap_free(&pm);
 	return r;
 }
 
@@ -200,6 +273,8 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 		r = bc_pumpx_read_reply(&io, &rep->status, &rep->serr,
 		    &rep->sout, &rep->doto, &rep->dotd, &rep->cache_hit,
 		    &errmsg, err);
+	if (r == BC_OK)	/* a hit names the storer's prefixes as tokens */
+		r = bc_cpumpx_unmap(p, rep, err);
 	if (io.beats > 0 && beat != 1)
 		bc_remote_beat_remember(p->statedir, h);
 	counts->sent = io.bytes_out;

@@ -19,6 +19,17 @@
  */
 int bc_cpumpx_key(const struct bc_cpump *p, const char *identity,
     char out[BC_HASH_HEXLEN + 1]);
+/* The same, with *exact_why (when not NULL) as bc_cache_pump_key_paths
+ * says: NULL for a key across checkouts, else why it is exact. */
+int bc_cpumpx_key_paths(const struct bc_cpump *p, const char *identity,
+    char out[BC_HASH_HEXLEN + 1], char **exact_why);
+
+/* A reply served from the cache names the storer's mapped prefixes as
+ * tokens (cache/pathmap.h): make its stderr and .d name ours.  A no-op
+ * for a reply without tokens.  BC_ERR_CORRUPT for a token naming no map
+ * of this command. */
+int bc_cpumpx_unmap(const struct bc_cpump *p, struct bc_reply *rep,
+    char *err);
 
 int bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
     int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,

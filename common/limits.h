@@ -17,6 +17,7 @@
 #define BC_MAX_ARG_LEN		(64 * 1024)	/* one ARGV string */
 #define BC_MAX_ARGV_TOTAL	(1024 * 1024)	/* all ARGV strings together */
 #define BC_MAX_PATH_LEN		4096		/* CDIR, NAME, LINK */
+#define BC_MAX_PATH_MAPS	256		/* -f*-prefix-map= a key maps */
 #define BC_MAX_DOTI		((size_t)512 << 20)	/* preprocessed source, uncompressed */
 #define BC_MAX_WIRE_BODY	((size_t)512 << 20)	/* any compressed body on the wire */
 #define BC_MAX_NFIL		20000		/* pump: file entries in one job */

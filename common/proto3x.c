@@ -396,8 +396,8 @@ bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
 }
 
 int
-bc_pumpx_write_hit(struct bc_buf *out, int hit_mark, const void *const z[5],
-    const size_t zn[5], char *err)
+bc_pumpx_write_stored(struct bc_buf *out, int hit_mark,
+    const void *const z[5], const size_t zn[5], char *err)
 {
 	/* blob sections: stderr, stdout, object, .dia (never in pump), .d */
 	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", NULL,
@@ -405,8 +405,7 @@ bc_pumpx_write_hit(struct bc_buf *out, int hit_mark, const void *const z[5],
 	size_t start = out->len;
 	int i, r;
 
-	if ((r = bc_pumpx_write_need(out, NULL, 0, err)) == BC_OK)
-		r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
 	if (r == BC_OK && hit_mark)
 		r = bc_packet_put_int(out, "CHIT", 0, err);
 	if (r == BC_OK)
@@ -417,6 +416,20 @@ bc_pumpx_write_hit(struct bc_buf *out, int hit_mark, const void *const z[5],
 		r = zn[i] == 0 ? bc_packet_put_int(out, toks[i], 0, err) :
 		    bc_packet_put_str(out, toks[i], z[i], zn[i], err);
 	}
+	if (r != BC_OK && out->len >= start && out->off <= start)
+		out->len = start;
+	return r;
+}
+
+int
+bc_pumpx_write_hit(struct bc_buf *out, int hit_mark, const void *const z[5],
+    const size_t zn[5], char *err)
+{
+	size_t start = out->len;
+	int r;
+
+	if ((r = bc_pumpx_write_need(out, NULL, 0, err)) == BC_OK)
+		r = bc_pumpx_write_stored(out, hit_mark, z, zn, err);
 	if (r != BC_OK && out->len >= start && out->off <= start)
 		out->len = start;
 	return r;

@@ -37,6 +37,10 @@ struct bc_pumpx_ent {
 	int kind;			/* enum bc_pumpx_kind */
 	uint8_t hash[BC_HASH_LEN];	/* FILE */
 	char *target;			/* LINK */
+	/* the daemon's: a header map's mapped digest (cache/pathmap.h),
+	 * set once its contents were at hand */
+	int has_mhash;
+	uint8_t mhash[BC_HASH_LEN];
 };
 
 struct bc_pumpx_manifest {
@@ -81,6 +85,10 @@ int bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
  * the reply (CHIT 0 first with hit_mark), bodies the stored zstd frames
  * of the blob's sections (stderr, stdout, object, .dia unused, .d). */
 int bc_pumpx_write_hit(struct bc_buf *out, int hit_mark,
+    const void *const z[5], const size_t zn[5], char *err);
+/* The same reply without "NEED 0": a hit found once the files came (a
+ * key that needed a header map's contents, daemon/pumpx.h). */
+int bc_pumpx_write_stored(struct bc_buf *out, int hit_mark,
     const void *const z[5], const size_t zn[5], char *err);
 int bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
     const struct bc_buf *serr, const struct bc_buf *sout,

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cache/key.h"
+#include "cache/pathmap.h"
 #include "cache/store.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -397,6 +398,12 @@ struct job {
 	int64_t rss_kb;
 	struct bc_cache *cache;	/* open for this job, or NULL */
 	char key[BC_HASH_HEXLEN + 1];	/* cache key ("" = none) */
+	/* a BOLT pump key across checkouts (cache/pathmap.h): key_mapped,
+	 * and the key with the paths as written, used when the outputs name
+	 * a mapped prefix after all; key_deferred: a header map's contents
+	 * were needed for the key, which waits for the files */
+	char key_exact[BC_HASH_HEXLEN + 1];
+	int key_mapped, key_deferred, pump_fetched;
 	char identity[BC_HASH_HEXLEN + 1];
 	int inflight_fd;	/* held in-flight lock on key, -1 none */
 	int miss_pending;	/* a miss not counted yet (see cache_probe) */
@@ -916,6 +923,20 @@ cache_open(struct job *j)
 	return BC_OK;
 }
 
+/* A BOLT pump job's keys: mapped when its paths allow (pathmap.h), then
+ * also the exact one; none yet while a header map's contents are
+ * missing (j->key_deferred: computed again once the files came). */
+static void
+pump_keys(struct job *j, const struct bc_request *req)
+{
+	j->key_exact[0] = '\0';
+	j->key_deferred = bc_pumpx_key(&j->pm, req, j->identity,
+	    j->conf->cache_dir, 0, j->key, &j->key_mapped);
+	if (!j->key_deferred && j->key_mapped)
+		(void)bc_pumpx_key(&j->pm, req, j->identity,
+		    j->conf->cache_dir, 1, j->key_exact, NULL);
+}
+
 /*
  * Compute this daemon's identity of the compiler at path and the key of
  * the request.  A client that named another compiler identity is refused
@@ -959,7 +980,7 @@ cache_prepare(struct job *j, const struct bc_request *req, const char *path,
 	in.doti = bc_buf_data(&req->doti);
 	in.doti_len = bc_buf_len(&req->doti);
 	if (BC_REQ_IS_PUMP(req))	/* BOLT pump: from the manifest */
-		bc_pumpx_key(&j->pm, req, j->identity, j->key);
+		pump_keys(j, req);
 	else
 		bc_cache_key(&in, j->key);
 	return BC_OK;
@@ -981,7 +1002,8 @@ send_blob(struct job *j, const struct bc_request *req,
 
 		for (i = 0; i < BC_CACHE_NSECT; i++)
 			z[i] = bc_buf_data(&b->data) + b->off[i];
-		r = req->kind == BC_RQST_PUMP ? bc_pumpx_write_hit(&out,
+		r = req->kind == BC_RQST_PUMP ? (j->pump_fetched ?
+		    bc_pumpx_write_stored : bc_pumpx_write_hit)(&out,
 		    (req->flags & BC_FLAG_HIT_MARK) != 0, z, b->zlen, e) :
 		    bc_proto_write_reply_zstd(&out, req, z, b->zlen, e);
 	} else {
@@ -1047,6 +1069,14 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 
 	if (j->cache == NULL || j->key[0] == '\0')
 		return 0;
+	/* A mapped key whose outputs named a mapped prefix was stored under
+	 * the exact key (cache_after_compile). */
+	if (j->key_mapped && j->key_exact[0] != '\0' &&
+	    !bc_cache_blob_exists(j->cache, j->key) &&
+	    bc_cache_blob_exists(j->cache, j->key_exact)) {
+		memcpy(j->key, j->key_exact, sizeof(j->key));
+		j->key_mapped = 0;
+	}
 	/* A key with no blob that nobody compiles: take the in-flight lock
 	 * and compile, without the index (the miss is counted with the
 	 * store).  Look again under the lock: it may have been stored in
@@ -1117,10 +1147,57 @@ store(struct job *j, const struct bc_cache_entry *ce, char *e)
 	    j->cache, &row, e);
 }
 
+/*
+ * A mapped key's entry (pathmap.h): the object must not name a mapped
+ * prefix (or our tree), else it is stored under the exact key; stderr
+ * and the .d are stored with the prefixes as tokens, which the client
+ * turns into its own.  0 to store ce as it is now, -1 not to store.
+ */
+static int
+map_entry(struct job *j, const struct bc_request *req,
+    struct bc_cache_entry *ce, struct bc_buf *serr, struct bc_buf *dotd)
+{
+	struct bc_pathmap pm;
+	const char *leak;
+	char e[BC_ERRLEN];
+	int r = 0;
+
+	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
+	leak = bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(&ce->obj),
+	    bc_buf_len(&ce->obj));
+	if (leak == NULL && (bc_pathmap_tokenize(&pm, 0,
+	    bc_buf_data(&ce->serr), bc_buf_len(&ce->serr), serr, e) != BC_OK ||
+	    bc_pathmap_tokenize(&pm, 1, bc_buf_data(&ce->dotd),
+	    bc_buf_len(&ce->dotd), dotd, e) != BC_OK))
+		leak = e;
+	if (leak == NULL && j->pump_root != NULL &&
+	    (bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(serr),
+	    bc_buf_len(serr)) != NULL || bc_pathmap_leak(&pm, j->pump_root,
+	    bc_buf_data(dotd), bc_buf_len(dotd)) != NULL))
+		leak = "the job's tree";
+	if (leak != NULL) {
+		bc_info("cache: %s names %s: stored for this checkout only",
+		    j->file, leak);
+		(void)bc_cache_count(j->cache, "stores_exact:path-in-output", 1);
+		if (j->key_exact[0] == '\0')
+			r = -1;
+		else
+			memcpy(j->key, j->key_exact, sizeof(j->key));
+	} else {
+		bc_buf_view(&ce->serr, bc_buf_data(serr), bc_buf_len(serr));
+		bc_buf_view(&ce->dotd, bc_buf_data(dotd), bc_buf_len(dotd));
+	}
+	bc_pathmap_free(&pm);
+	return r;
+}
+
 /* After a successful compile was replied: store it. */
 static void
-cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
+cache_after_compile(struct job *j, const struct bc_request *req,
+    const struct bc_reply *rep, int64_t ms)
 {
+	struct bc_buf mserr = BC_BUF_INIT(BC_MAX_STDERR);
+	struct bc_buf mdotd = BC_BUF_INIT(BC_MAX_DOTD);
 	struct bc_cache_entry ce;
 	char e[BC_ERRLEN];
 	int64_t t0 = bc_now_ms();
@@ -1138,6 +1215,8 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 	/* plain mode: empty; BOLT pump: the .d as replied (doc/cache.md) */
 	bc_buf_view(&ce.dotd, bc_buf_data(&rep->dotd), bc_buf_len(&rep->dotd));
 	ce.compile_ms = ms;
+	if (j->key_mapped && map_entry(j, req, &ce, &mserr, &mdotd) != 0)
+		goto out;
 	if (store(j, &ce, e) != BC_OK)
 		bc_warn("cache: storing %.16s failed (the compile itself "
 		    "succeeded): %s", j->key, e);
@@ -1147,6 +1226,9 @@ cache_after_compile(struct job *j, const struct bc_reply *rep, int64_t ms)
 		    j->key, bc_buf_len(&rep->doto),
 		    (long long)(bc_now_ms() - t0));
 	}
+out:
+	bc_buf_free(&mserr);
+	bc_buf_free(&mdotd);
 }
 
 /* Not here: MISS, or LOCN at (a LOCATE's answer when the key is
@@ -1361,6 +1443,20 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 		j->io->deadline_ms = j->deadline;
 	r = bc_pumpx_fetch(j->io, req, &j->pm, j->conf->cache_dir, &j->dir,
 	    &j->pump_root, &j->pump_cwd, why);
+	if (r == BC_OK && j->key_deferred && j->cache != NULL) {
+		/* the header maps are here: the key, and maybe a hit */
+		j->pump_fetched = 1;
+		pump_keys(j, req);
+		switch (j->key_deferred ? 0 : cache_before_compile(j, req,
+		    why)) {
+		case 1:
+			return BC_OUT_OK;
+		case -1:
+			return BC_OUT_DISCONNECT;
+		default:
+			break;
+		}
+	}
 	if (r == BC_OK)
 		return -1;
 	if (r != BC_ERR_EOF && r != BC_ERR_TIMEOUT)
@@ -1526,6 +1622,8 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		goto out;
 	}
+	if (BC_REQ_IS_PUMP(req))	/* messages name the client's files */
+		bc_pump_strip_root(j->pump_root, &rep.serr);
 	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
 		/* the .d goes out and, when the client wants one, is stored */
 		bc_buf_free(&rep.dotd);
@@ -1541,7 +1639,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
 	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
-		cache_after_compile(j, &rep, compile_ms);
+		cache_after_compile(j, req, &rep, compile_ms);
 	bc_reply_free(&rep);
 	if (r != BC_OK) {
 		bc_seterr(why, r, "sending reply: %s", e);

@@ -537,19 +537,13 @@ missing:
 }
 
 void
-bc_pump_fix_deps(const char *root, struct bc_buf *deps)
+bc_pump_strip_root(const char *root, struct bc_buf *b)
 {
-	size_t rl = strlen(root), i, o = 0, n = deps->len;
-	uint8_t *d = deps->data;
-
-	int style;
-	char err[BC_ERRLEN];
+	size_t rl = root != NULL ? strlen(root) : 0, i, o = 0, n = b->len;
+	uint8_t *d = b->data;
 
 	if (d == NULL || rl == 0)
 		return;
-	/* the compiler wrapped its lines while the paths carried the root:
-	 * learn its style from the bytes as written, re-wrap once stripped */
-	style = bc_deps_detect(d, n);
 	for (i = 0; i < n; ) {
 		if (n - i > rl && memcmp(d + i, root, rl) == 0 &&
 		    d[i + rl] == '/') {
@@ -558,9 +552,23 @@ bc_pump_fix_deps(const char *root, struct bc_buf *deps)
 		}
 		d[o++] = d[i++];
 	}
-	deps->len = o;
-	if (deps->off > o)
-		deps->off = o;
+	b->len = o;
+	if (b->off > o)
+		b->off = o;
+}
+
+void
+bc_pump_fix_deps(const char *root, struct bc_buf *deps)
+{
+	int style;
+	char err[BC_ERRLEN];
+
+	if (deps->data == NULL || root == NULL || root[0] == '\0')
+		return;
+	/* the compiler wrapped its lines while the paths carried the root:
+	 * learn its style from the bytes as written, re-wrap once stripped */
+	style = bc_deps_detect(deps->data, deps->len);
+	bc_pump_strip_root(root, deps);
 	if (style != 0)
 		(void)bc_deps_rewrap(deps, style, err);	/* else kept as is */
 }

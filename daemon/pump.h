@@ -65,6 +65,9 @@ int bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, struct bc_pump_plan *p, char *why);
 
 /* Remove every "<root>" prefix from a dependency file's text. */
+/* Take "<root>" off every "<root>/..." in b (a compiler's messages
+ * name the files of the tree as it saw them). */
+void bc_pump_strip_root(const char *root, struct bc_buf *b);
 void bc_pump_fix_deps(const char *root, struct bc_buf *deps);
 
 /*

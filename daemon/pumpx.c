@@ -15,6 +15,7 @@
 #include "common/proto3x.h"
 #include "common/util.h"
 #include "preproc/hmap.h"
+#include "cache/pathmap.h"
 #include "cas.h"
 #include "pump.h"
 #include "pumpx.h"
@@ -164,14 +165,81 @@ bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
 	return bc_pumpx_read_manifest(io, NULL, NULL, m, why);
 }
 
-void
-bc_pumpx_key(const struct bc_pumpx_manifest *m, const struct bc_request *req,
-    const char *identity, char out[BC_HASH_HEXLEN + 1])
+/* An entry the key takes by its mapped digest: a header map by name. */
+static int
+wants_mhash(const struct bc_pumpx_ent *e)
+{
+	return e->kind == BC_PUMPX_FILE && bc_str_has_suffix(e->name, ".hmap");
+}
+
+static void
+set_mhash(struct bc_pumpx_ent *e, const struct bc_pathmap *pm,
+    const void *p, size_t n)
+{
+	/* 1 digest known, -1 no header map (keyed by its hash) */
+	if (wants_mhash(e) && e->has_mhash == 0)
+		e->has_mhash = bc_hmap_mapped_digest(p, n, pm, e->mhash) ==
+		    BC_OK ? 1 : -1;
+}
+
+/* Fill the header maps' digests from the store: 0 if one is missing. */
+static int
+mhash_from_store(struct bc_pumpx_manifest *m, const struct bc_pathmap *pm,
+    const char *cache_dir)
+{
+	struct bc_cas cas;
+	struct bc_buf data;
+	char e[BC_ERRLEN];
+	size_t i;
+	int all = 1, open = 0;
+
+	bc_buf_init(&data, BC_HMAP_MAX_SIZE);
+	for (i = 0; i < m->n; i++) {
+		struct bc_pumpx_ent *en = &m->v[i];
+
+		if (!wants_mhash(en) || en->has_mhash)
+			continue;
+		if (!open && bc_cas_open(&cas, cache_dir, 0, e) != BC_OK) {
+			all = 0;
+			break;
+		}
+		open = 1;
+		bc_buf_reset(&data);
+		if (bc_cas_get(&cas, en->hash, &data, BC_HMAP_MAX_SIZE, e) !=
+		    BC_OK) {
+			all = 0;
+			continue;
+		}
+		set_mhash(en, pm, bc_buf_data(&data), bc_buf_len(&data));
+	}
+	if (open)
+		bc_cas_close(&cas);
+	bc_buf_free(&data);
+	return all;
+}
+
+int
+bc_pumpx_key(struct bc_pumpx_manifest *m, const struct bc_request *req,
+    const char *identity, const char *cache_dir, int exact,
+    char out[BC_HASH_HEXLEN + 1], int *mapped)
 {
 	struct bc_cache_pump_ent *v = xcalloc(m->n > 0 ? m->n : 1, sizeof(*v));
 	struct bc_cache_pump_in in;
+	struct bc_pathmap pm;
+	char *why = NULL;
 	size_t i;
 
+	out[0] = '\0';
+	if (mapped != NULL)
+		*mapped = 0;
+	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
+	if (exact)
+		bc_pathmap_set_exact(&pm, "asked for", NULL);
+	if (bc_pathmap_active(&pm) && !mhash_from_store(m, &pm, cache_dir)) {
+		bc_pathmap_free(&pm);
+		free(v);
+		return 1;
+	}
 	for (i = 0; i < m->n; i++) {
 		v[i].name = m->v[i].name;
 		v[i].kind = m->v[i].kind == BC_PUMPX_FILE ? BC_CACHE_PUMP_FILE :
@@ -179,6 +247,8 @@ bc_pumpx_key(const struct bc_pumpx_manifest *m, const struct bc_request *req,
 		    BC_CACHE_PUMP_DIR;
 		v[i].hash = m->v[i].hash;
 		v[i].target = m->v[i].target;
+		if (!exact && m->v[i].has_mhash > 0)
+			v[i].mhash = m->v[i].mhash;
 	}
 	memset(&in, 0, sizeof(in));
 	in.identity = identity;
@@ -188,8 +258,14 @@ bc_pumpx_key(const struct bc_pumpx_manifest *m, const struct bc_request *req,
 	in.flags = req->flags;
 	in.ents = v;
 	in.n = m->n;
-	bc_cache_pump_key(&in, out);
+	in.exact = exact;
+	bc_cache_pump_key_paths(&in, out, &why);
+	if (mapped != NULL)
+		*mapped = why == NULL;
+	free(why);
+	bc_pathmap_free(&pm);
 	free(v);
+	return 0;
 }
 
 int
@@ -210,10 +286,11 @@ bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
 
 int
 bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
-    const struct bc_pumpx_manifest *mp, const char *cache_dir, char **dir,
+    struct bc_pumpx_manifest *mp, const char *cache_dir, char **dir,
     char **root, char **cwd, char *why)
 {
 	const struct bc_pumpx_manifest m = *mp;
+	struct bc_pathmap pm;
 	struct bc_pump_tree t;
 	struct bc_cas cas;
 	struct bc_buf data, out;
@@ -227,6 +304,7 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 	*cwd = NULL;
 	if (*dir == NULL && (r = bc_scratch_mkjob(dir, why)) != BC_OK)
 		return r;
+	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
 	if (bc_cas_open(&cas, cache_dir, 0, sub) != BC_OK)
 		bc_info("pump store unavailable (%s): every file is needed",
 		    sub);
@@ -263,6 +341,8 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 				break;
 			}
 			held++;
+			set_mhash(&m.v[i], &pm, bc_buf_data(&data),
+			    bc_buf_len(&data));
 			r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
 			    bc_buf_len(&data), why);
 			break;
@@ -302,7 +382,8 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 			else
 				stored++;
 		}
-		r = BC_OK;
+		set_mhash(&m.v[need[i]], &pm, bc_buf_data(&data),
+		    bc_buf_len(&data));
 		r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
 		    bc_buf_len(&data), why);
 	}
@@ -323,6 +404,7 @@ out:
 	bc_buf_free(&data);
 	bc_buf_free(&out);
 	bc_cas_close(&cas);
+	bc_pathmap_free(&pm);
 	return r;
 }
 

@@ -23,20 +23,28 @@
  * (m freed by the caller with bc_pumpx_manifest_free). */
 int bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
     struct bc_pumpx_manifest *m, char *why);
-/* The cache key of the job (cache/key.h, bc_cache_pump_key) from the
- * manifest as received and this daemon's compiler identity. */
-void bc_pumpx_key(const struct bc_pumpx_manifest *m,
-    const struct bc_request *req, const char *identity,
-    char out[BC_HASH_HEXLEN + 1]);
+/*
+ * The cache key of the job (cache/key.h, bc_cache_pump_key) from the
+ * manifest as received and this daemon's compiler identity.  exact: the
+ * key with the paths as written even when they could be mapped.  A
+ * mapped key needs each header map's contents: they come from the file
+ * store under cache_dir, or from bc_pumpx_fetch; while one is missing
+ * the key cannot be known yet and out is "" (returns 1; else 0).
+ * *mapped (when not NULL) says whether the key is mapped.
+ */
+int bc_pumpx_key(struct bc_pumpx_manifest *m, const struct bc_request *req,
+    const char *identity, const char *cache_dir, int exact,
+    char out[BC_HASH_HEXLEN + 1], int *mapped);
 /*
  * After the manifest: make the job dir (*dir, set even on failure), ask
  * for the files the store lacks (NEED), build <dir>/root from the store
  * and the files received (each checked against its SHA-256), create the
  * client's cwd there.  cache_dir: where the store lives (NULL: under
- * $TMPDIR).  *root, *cwd malloc'd.
+ * $TMPDIR).  *root, *cwd malloc'd.  Header maps get their mapped digest
+ * (bc_pumpx_key) on the way.
  */
 int bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
-    const struct bc_pumpx_manifest *m, const char *cache_dir, char **dir,
+    struct bc_pumpx_manifest *m, const char *cache_dir, char **dir,
     char **root, char **cwd, char *why);
 /*
  * bc_pumpx_read then bc_pumpx_fetch (no cache step in between).

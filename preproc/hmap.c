@@ -4,12 +4,15 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/util.h"
+#include "cache/pathmap.h"
 #include "preproc/hmap.h"
 
 #define HMAP_MAGIC 0x686D6170u
@@ -270,5 +273,63 @@ bc_hmap_rebase(const struct bc_hmap *m, const char *prefix,
 		return bc_seterr(err, BC_ERR_LIMIT, "header map too large");
 	}
 	bc_buf_free(&tab);
+	return BC_OK;
+}
+
+void
+bc_hmap_digest(const struct bc_hmap *m, char *(*map)(void *ctx,
+    const char *path), void *ctx, uint8_t out[BC_HASH_LEN])
+{
+	struct bc_hash h;
+	char num[32];
+	uint32_t i;
+
+	bc_hash_init(&h);
+	bc_hash_update_str(&h, "boltcc-hmap-digest-v1");
+	snprintf(num, sizeof(num), "buckets %lu", (unsigned long)m->nbuckets);
+	bc_hash_update_str(&h, num);
+	for (i = 0; i < m->nbuckets; i++) {
+		const uint8_t *bk = m->data + HMAP_HDR + (size_t)i * HMAP_BUCKET;
+		uint32_t koff = rd32(bk, m->swap);
+		const char *key, *pre, *suf;
+		size_t kl, pl, sl;
+		char *value, *mapped;
+
+		if (koff == 0)
+			continue;
+		key = str_at(m, koff, &kl);
+		pre = str_at(m, rd32(bk + 4, m->swap), &pl);
+		suf = str_at(m, rd32(bk + 8, m->swap), &sl);
+		if (key == NULL || pre == NULL || suf == NULL)
+			continue;	/* a miss either way */
+		value = xasprintf("%s%s", pre, suf);
+		mapped = value[0] == '/' ? map(ctx, value) : NULL;
+		snprintf(num, sizeof(num), "bucket %lu", (unsigned long)i);
+		bc_hash_update_str(&h, num);
+		bc_hash_update_str(&h, key);
+		bc_hash_update_str(&h, mapped != NULL ? mapped : value);
+		free(mapped);
+		free(value);
+	}
+	bc_hash_final(&h, out);
+}
+
+static char *
+map_value(void *ctx, const char *path)
+{
+	return bc_pathmap_path(ctx, path);
+}
+
+int
+bc_hmap_mapped_digest(const void *p, size_t n, const struct bc_pathmap *pm,
+    uint8_t out[32])
+{
+	struct bc_hmap m;
+	char e[BC_ERRLEN];
+
+	if (!bc_hmap_is_hmap(p, n) || bc_hmap_load_mem(&m, p, n, e) != BC_OK)
+		return BC_ERR_NOENT;
+	bc_hmap_digest(&m, map_value, (void *)pm, out);
+	bc_hmap_free(&m);
 	return BC_OK;
 }

@@ -44,4 +44,19 @@ struct bc_buf;
 int bc_hmap_rebase(const struct bc_hmap *m, const char *prefix,
     struct bc_buf *out, char *err);
 
+/*
+ * A digest of the map's meaning with its absolute values passed through
+ * map (which returns a malloc'd replacement or NULL to keep the value):
+ * SHA-256 over the bucket count and each used bucket's index, key and
+ * value.  Two maps whose values differ only by mapped prefixes have the
+ * same digest (a mapped pump key, cache/pathmap.h).
+ */
+void bc_hmap_digest(const struct bc_hmap *m, char *(*map)(void *ctx,
+    const char *path), void *ctx, uint8_t out[32]);
+/* bc_hmap_digest of n bytes at p with the paths through pm's maps:
+ * BC_OK, or BC_ERR_NOENT when the bytes are not a valid header map. */
+struct bc_pathmap;
+int bc_hmap_mapped_digest(const void *p, size_t n,
+    const struct bc_pathmap *pm, uint8_t out[32]);
+
 #endif
