@@ -495,6 +495,24 @@ bc_cache_pump_key_paths(const struct bc_cache_pump_in *in,
 	bc_pathmap_free(&maps);
 }
 
+char *
+bc_cache_key_paths_argv(char *const *argv, size_t argc, const char *cwd)
+{
+	struct bc_cache_pump_in in;
+	struct bc_pathmap pm;
+	char *why;
+
+	memset(&in, 0, sizeof(in));
+	in.argv = argv;
+	in.argc = argc;
+	in.cwd = cwd;
+	bc_pathmap_init(&pm, argv, argc);
+	check_paths(&pm, &in, bc_cache_key_debug(argv, argc));
+	why = pm.exact != NULL ? xstrdup(pm.exact) : NULL;
+	bc_pathmap_free(&pm);
+	return why;
+}
+
 void
 bc_cache_pump_key(const struct bc_cache_pump_in *in,
     char out[BC_HASH_HEXLEN + 1])

@@ -112,6 +112,13 @@ void bc_cache_pump_key(const struct bc_cache_pump_in *in,
 void bc_cache_pump_key_paths(const struct bc_cache_pump_in *in,
     char out[BC_HASH_HEXLEN + 1], char **exact_why);
 
+/* What bc_cache_pump_key_paths would say of an argv run in cwd, from
+ * the command alone (boltcc --explain): NULL for mapped, else why the key
+ * is exact (malloc'd).  The files the scan finds can still make it
+ * exact (a header outside every map). */
+char *bc_cache_key_paths_argv(char *const *argv, size_t argc,
+    const char *cwd);
+
 /*
  * Compiler identity: SHA-256 over the output of `COMPILER --version`
  * (run as its resolved real path, LC_ALL=C) and the SHA-256 of the

@@ -853,6 +853,15 @@ jarr(struct jbuf *j, const struct bc_strv *sv)
 }
 
 char *
+bc_args_json_str(const char *s)
+{
+	struct jbuf j = { NULL, 0, 0 };
+
+	jstr(&j, s);
+	return j.p;
+}
+
+char *
 bc_plan_to_json(const struct bc_plan *p)
 {
 	struct jbuf j = { NULL, 0, 0 };

@@ -72,5 +72,7 @@ int bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
 
 /* Print the plan as one JSON object line (for --explain). */
 char *bc_plan_to_json(const struct bc_plan *p);
+/* s as a JSON string, quotes included (malloc'd; "null" for NULL). */
+char *bc_args_json_str(const char *s);
 
 #endif

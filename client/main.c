@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1297,6 +1298,31 @@ argv_from_words(char **words, int n, struct bc_strv *out)
 		bc_strv_push(out, words[i]);
 }
 
+/* --explain: "key_paths" mapped or exact (with why) for a remote job, as
+ * a pump key of the command (argv) would be, added at the end of the
+ * plan's JSON object. */
+static void
+explain_key_paths(const struct bc_plan *plan, const struct bc_strv *argv,
+    char **json)
+{
+	char cwd[PATH_MAX], *why, *esc, *nj;
+	size_t n;
+
+	if (*json == NULL || !plan->remote || (n = strlen(*json)) < 2 ||
+	    (*json)[n - 1] != '}' || getcwd(cwd, sizeof(cwd)) == NULL)
+		return;
+	why = bc_cache_key_paths_argv(argv->v, argv->n, cwd);
+	esc = bc_args_json_str(why);
+	(*json)[n - 1] = '\0';
+	nj = why == NULL ? xasprintf("%s,\"key_paths\":\"mapped\"}", *json) :
+	    xasprintf("%s,\"key_paths\":\"exact\",\"key_paths_why\":%s}",
+	    *json, esc);
+	free(*json);
+	*json = nj;
+	free(esc);
+	free(why);
+}
+
 static int
 opt_explain(char **words, int n)
 {
@@ -1323,6 +1349,7 @@ opt_explain(char **words, int n)
 		return BC_EXIT_BAD_ARGUMENTS;
 	}
 	json = bc_plan_to_json(&plan);
+	explain_key_paths(&plan, &ex, &json);
 	printf("%s\n", json != NULL ? json : "{}");
 	free(json);
 	bc_plan_free(&plan);

@@ -25,6 +25,7 @@
 #include "common/proto.h"
 #include "common/util.h"
 #include "cache/key.h"
+#include "cache/pathmap.h"
 #include "cache/store.h"
 
 #include <sqlite3.h>
@@ -351,6 +352,189 @@ pk_at(struct pk *k, const char *cwd, const char *args,
 		k->args = args;
 	pk_key(k, out);
 }
+
+/* split a command line into a strv (words separated by spaces) */
+static void
+words(const char *line, struct bc_strv *v)
+{
+	char *c = xstrdup(line), *t, *save = NULL;
+
+	bc_strv_init(v);
+	for (t = strtok_r(c, " ", &save); t != NULL; t = strtok_r(NULL, " ",
+	    &save))
+		bc_strv_push(v, t);
+	free(c);
+}
+
+START_TEST(test_pathmap)
+{
+	struct bc_buf b = BC_BUF_INIT(1 << 20), b2 = BC_BUF_INIT(1 << 20);
+	struct bc_pathmap pm, pm2;
+	struct bc_strv v;
+	char err[BC_ERRLEN], *m;
+	const char *d = "/home/a/App/x.o: /home/a/App/x.c /home/a/App/in\\ c/y.h \\\n /usr/include/stdio.h /home/a/AppOther/z.h\n";
+
+	words("clang -ffile-prefix-map=/home/a/App/=/src -fdebug-prefix-map=/home/a/My App=/m -c x.c", &v);
+	bc_pathmap_init(&pm, v.v, v.n);
+	ck_assert(bc_pathmap_active(&pm));
+	ck_assert_uint_eq(pm.old.n, 2);
+	ck_assert_str_eq(pm.old.v[0], "/home/a/App");
+	/* whole components only */
+	m = bc_pathmap_path(&pm, "/home/a/App/x.c");
+	ck_assert_str_eq(m, "\0010\001/x.c");
+	free(m);
+	ck_assert_ptr_null(bc_pathmap_path(&pm, "/home/a/AppOther/x.c"));
+	/* words: joined options, map words, system paths */
+	m = bc_pathmap_word(&pm, "-I/home/a/App/inc");
+	ck_assert_str_eq(m, "-I\0010\001/inc");
+	free(m);
+	m = bc_pathmap_word(&pm, "-ffile-prefix-map=/home/a/App/=/src");
+	ck_assert_str_eq(m, "-ffile-prefix-map=\0010\001=/src");
+	free(m);
+	ck_assert_ptr_null(bc_pathmap_word(&pm, "-I/usr/include/x"));
+	ck_assert_ptr_null(bc_pathmap_word(&pm, "-O2"));
+	ck_assert(bc_pathmap_active(&pm));
+	/* a mapped prefix inside a -D value: exact */
+	ck_assert_ptr_null(bc_pathmap_word(&pm, "-DROOT=\"/home/a/App\""));
+	ck_assert(!bc_pathmap_active(&pm));
+	ck_assert_ptr_nonnull(strstr(pm.exact, "-DROOT"));
+	bc_pathmap_free(&pm);
+	/* an absolute path no map covers: exact, naming it */
+	bc_pathmap_init(&pm, v.v, v.n);
+	ck_assert_ptr_null(bc_pathmap_word(&pm, "-I/opt/x"));
+	ck_assert_ptr_nonnull(strstr(pm.exact, "/opt/x"));
+	bc_pathmap_free(&pm);
+	bc_strv_free(&v);
+	/* no map, or compressed debug sections: exact */
+	words("gcc -g -c x.c", &v);
+	bc_pathmap_init(&pm, v.v, v.n);
+	ck_assert(!bc_pathmap_active(&pm));
+	bc_pathmap_free(&pm);
+	bc_strv_free(&v);
+	words("gcc -gz -ffile-prefix-map=/a/b=/s -c x.c", &v);
+	bc_pathmap_init(&pm, v.v, v.n);
+	ck_assert(!bc_pathmap_active(&pm));
+	bc_pathmap_free(&pm);
+	bc_strv_free(&v);
+
+	/* a .d: tokens in, another checkout's prefix out, make escapes */
+	words("gcc -ffile-prefix-map=/home/a/App=/src -c x.c", &v);
+	bc_pathmap_init(&pm, v.v, v.n);
+	bc_strv_free(&v);
+	words("gcc -ffile-prefix-map=/Users/bob/w/App=/src -c x.c", &v);
+	bc_pathmap_init(&pm2, v.v, v.n);
+	bc_strv_free(&v);
+	ck_assert_int_eq(bc_pathmap_tokenize(&pm, 1, d, strlen(d), &b, err),
+	    BC_OK);
+	ck_assert_ptr_null(memmem(bc_buf_data(&b), bc_buf_len(&b),
+	    "/home/a/App/", 12));
+	ck_assert_ptr_nonnull(memmem(bc_buf_data(&b), bc_buf_len(&b),
+	    "/home/a/AppOther/z.h", 20));
+	ck_assert_int_eq(bc_pathmap_detokenize(&pm2, 1, bc_buf_data(&b),
+	    bc_buf_len(&b), &b2, err), BC_OK);
+	ck_assert_ptr_nonnull(memmem(bc_buf_data(&b2), bc_buf_len(&b2),
+	    "/Users/bob/w/App/in\\ c/y.h", 26));
+	/* round trip with the storer's own maps */
+	bc_buf_reset(&b2);
+	ck_assert_int_eq(bc_pathmap_detokenize(&pm, 1, bc_buf_data(&b),
+	    bc_buf_len(&b), &b2, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b2), strlen(d));
+	ck_assert(memcmp(bc_buf_data(&b2), d, strlen(d)) == 0);
+	/* a token naming no map, a truncated token: refused */
+	bc_buf_reset(&b2);
+	ck_assert_int_eq(bc_pathmap_detokenize(&pm, 0, "a\0017\001b", 5, &b2,
+	    err), BC_ERR_CORRUPT);
+	ck_assert_int_eq(bc_pathmap_detokenize(&pm, 0, "a\0010", 3, &b2, err),
+	    BC_ERR_CORRUPT);
+	/* text holding the token byte is not tokenized */
+	ck_assert_int_eq(bc_pathmap_tokenize(&pm, 0, "\001", 1, &b2, err),
+	    BC_ERR_INVAL);
+	/* leaks: as written and as a symbol spells it */
+	ck_assert_ptr_nonnull(bc_pathmap_leak(&pm, NULL, "xx/home/a/App/y", 15));
+	ck_assert_ptr_nonnull(bc_pathmap_leak(&pm, NULL, "_GLOBAL__home_a_App_x", 21));
+	ck_assert_ptr_null(bc_pathmap_leak(&pm, NULL, "/src/x.c", 8));
+	ck_assert_ptr_nonnull(bc_pathmap_leak(&pm, "/tmp/root", "a/tmp/root/b", 12));
+	bc_pathmap_free(&pm);
+	bc_pathmap_free(&pm2);
+	bc_buf_free(&b);
+	bc_buf_free(&b2);
+}
+END_TEST
+
+/* pump key of a two-file job at checkout dir (with maps of it) */
+static void
+mapped_key(const char *dir, const char *extra, int exact, char *out,
+    char **why)
+{
+	struct bc_cache_pump_ent e[3];
+	struct bc_cache_pump_in in;
+	struct bc_strv v;
+	uint8_t h1[BC_HASH_LEN], h2[BC_HASH_LEN];
+	char *src = xasprintf("%s/src/a.c", dir), *hdr =
+	    xasprintf("%s/inc/a.h", dir), *line;
+
+	line = xasprintf("clang -g -ffile-prefix-map=%s=/s -I%s/inc %s -c %s "
+	    "-o %s/out/a.o -MD -MT %s/out/a.o", dir, dir, extra, src, dir, dir);
+	words(line, &v);
+	bc_hash_bytes("int a;\n", 7, h1);
+	bc_hash_bytes("int b;\n", 7, h2);
+	memset(e, 0, sizeof(e));
+	e[0].name = src;
+	e[0].kind = BC_CACHE_PUMP_FILE;
+	e[0].hash = h1;
+	e[1].name = hdr;
+	e[1].kind = BC_CACHE_PUMP_FILE;
+	e[1].hash = h2;
+	e[2].name = "/usr/include";
+	e[2].kind = BC_CACHE_PUMP_LINK;
+	e[2].target = "../x/usr/include";
+	memset(&in, 0, sizeof(in));
+	in.identity = "id";
+	in.argv = v.v;
+	in.argc = v.n;
+	in.cwd = dir;
+	in.ents = e;
+	in.n = 3;
+	in.exact = exact;
+	bc_cache_pump_key_paths(&in, out, why);
+	bc_strv_free(&v);
+	free(src);
+	free(hdr);
+	free(line);
+}
+
+START_TEST(test_pump_key_mapped)
+{
+	char a[BC_HASH_HEXLEN + 1], b[BC_HASH_HEXLEN + 1], *why;
+
+	mapped_key("/home/alice/App", "", 0, a, &why);
+	ck_assert_ptr_null(why);
+	mapped_key("/Users/bob/Code/App", "", 0, b, &why);
+	ck_assert_ptr_null(why);
+	ck_assert_str_eq(a, b);		/* two checkouts share */
+	/* the exact keys differ, and differ from the mapped one */
+	mapped_key("/home/alice/App", "", 1, a, &why);
+	ck_assert_ptr_nonnull(why);
+	free(why);
+	mapped_key("/Users/bob/Code/App", "", 1, b, &why);
+	free(why);
+	ck_assert_str_ne(a, b);
+	/* other flags still split */
+	mapped_key("/home/alice/App", "-O2", 0, a, NULL);
+	mapped_key("/Users/bob/Code/App", "", 0, b, NULL);
+	ck_assert_str_ne(a, b);
+	/* an unmapped -I: exact, naming it */
+	mapped_key("/home/alice/App", "-I/home/alice/lib", 0, a, &why);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, "/home/alice/lib"));
+	free(why);
+	/* a system -I: still mapped */
+	mapped_key("/home/alice/App", "-I/usr/include/glib", 0, a, &why);
+	ck_assert_ptr_null(why);
+	mapped_key("/Users/bob/Code/App", "-I/usr/include/glib", 0, b, NULL);
+	ck_assert_str_eq(a, b);
+}
+END_TEST
 
 START_TEST(test_pump_key)
 {
@@ -1386,6 +1570,8 @@ cache_suite(void)
 	tcase_add_test(tc, test_key_inputs);
 	tcase_add_test(tc, test_key_args_and_debug);
 	tcase_add_test(tc, test_pump_key);
+	tcase_add_test(tc, test_pathmap);
+	tcase_add_test(tc, test_pump_key_mapped);
 	tcase_add_test(tc, test_pump_key_deps);
 	tcase_add_test(tc, test_identity);
 	tcase_add_test(tc, test_blob_roundtrip);

@@ -180,7 +180,7 @@ START_TEST(test_key_agrees)
 	ck_assert_int_eq(bc_proto_parse_request(&b, NULL, &req, err), BC_OK);
 	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, NULL, &m, err),
 	    BC_OK);
-	bc_pumpx_key(&m, &req, id, kd);
+	ck_assert_int_eq(bc_pumpx_key(&m, &req, id, NULL, 0, kd, NULL), 0);
 	ck_assert_str_eq(kc, kd);
 	/* a file without its hash cannot be keyed */
 	p.v[0].has_hash = 0;
