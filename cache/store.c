@@ -483,7 +483,14 @@ static const char schema[] =
     ");"
     "CREATE TABLE IF NOT EXISTS state ("
     " name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL"
-    ") WITHOUT ROWID;";
+    ") WITHOUT ROWID;"
+    /* which checkout stored an entry (a hash of its working directory),
+     * for hits_other_checkout; gone with its entry */
+    "CREATE TABLE IF NOT EXISTS origins ("
+    " key TEXT PRIMARY KEY NOT NULL, dir TEXT NOT NULL"
+    ") WITHOUT ROWID;"
+    "CREATE TRIGGER IF NOT EXISTS origins_gone AFTER DELETE ON entries"
+    " BEGIN DELETE FROM origins WHERE key=old.key; END;";
 
 static int is_hex2(const char *s);
 
@@ -881,8 +888,50 @@ bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
 }
 
 void
+bc_cache_origin(const char *dir, char out[BC_CACHE_ORIGIN_LEN + 1])
+{
+	uint8_t d[BC_HASH_LEN];
+	char hex[BC_HASH_HEXLEN + 1];
+
+	out[0] = '\0';
+	if (dir == NULL || dir[0] == '\0')
+		return;
+	bc_hash_bytes(dir, strlen(dir), d);
+	bc_hash_hex(d, sizeof(d), hex);
+	memcpy(out, hex, BC_CACHE_ORIGIN_LEN);
+	out[BC_CACHE_ORIGIN_LEN] = '\0';
+}
+
+/* A hit for a checkout other than the one that stored the entry. */
+static int
+other_checkout(struct bc_cache *c, const char *key, const char *origin)
+{
+	sqlite3_stmt *st;
+	int other = 0;
+
+	if (origin == NULL || origin[0] == '\0' ||
+	    prep(c, "SELECT dir FROM origins WHERE key=?1", &st, NULL) != BC_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *d = sqlite3_column_text(st, 0);
+
+		other = d != NULL && strcmp((const char *)d, origin) != 0;
+	}
+	sqlite3_finalize(st);
+	return other;
+}
+
+void
 bc_cache_touch(struct bc_cache *c, const char *key, int count, int hit,
     int64_t compile_ms)
+{
+	bc_cache_touch_from(c, key, count, hit, compile_ms, NULL);
+}
+
+void
+bc_cache_touch_from(struct bc_cache *c, const char *key, int count, int hit,
+    int64_t compile_ms, const char *origin)
 {
 	sqlite3_stmt *st;
 
@@ -904,6 +953,8 @@ bc_cache_touch(struct bc_cache *c, const char *key, int count, int hit,
 		(void)add_to(c, "counters", "requests", 1);
 		(void)add_to(c, "counters", "hits", 1);
 		(void)add_to(c, "counters", "time_saved_ms", compile_ms);
+		if (other_checkout(c, key, origin))
+			(void)add_to(c, "counters", "hits_other_checkout", 1);
 	}
 	(void)commit(c, NULL);
 }
@@ -1023,17 +1074,21 @@ static int
 index_rows(struct bc_cache *c, const struct bc_cache_stored *v, size_t n,
     int64_t *added, char *err)
 {
-	sqlite3_stmt *sel = NULL, *ins = NULL;
+	sqlite3_stmt *sel = NULL, *ins = NULL, *org = NULL;
 	size_t i;
 	int r = BC_OK;
 
 	*added = 0;
+	if (prep(c, "INSERT OR REPLACE INTO origins(key,dir) VALUES(?1,?2)",
+	    &org, err) != BC_OK)
+		return BC_ERR_IO;
 	if (prep(c, "SELECT size FROM entries WHERE key=?1", &sel, err)
 	    != BC_OK || prep(c, "INSERT OR REPLACE INTO entries(key,size,"
 	    "osize,created,last_used,seq,hits,compile_ms) VALUES(?1,?2,?3,"
 	    "?4,?4,(SELECT COALESCE(MAX(seq),0)+1 FROM entries),0,?5)", &ins,
 	    err) != BC_OK) {
 		sqlite3_finalize(sel);
+		sqlite3_finalize(org);
 		return BC_ERR_IO;
 	}
 	for (i = 0; i < n && r == BC_OK; i++) {
@@ -1056,9 +1111,18 @@ index_rows(struct bc_cache *c, const struct bc_cache_stored *v, size_t n,
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			r = dberr(c, err, "insert");
 		*added += v[i].size - old;
+		if (r == BC_OK && v[i].origin[0] != '\0') {
+			sqlite3_reset(org);
+			sqlite3_bind_text(org, 1, v[i].key, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(org, 2, v[i].origin, -1,
+			    SQLITE_TRANSIENT);
+			if (sqlite3_step(org) != SQLITE_DONE)
+				r = dberr(c, err, "insert origin");
+		}
 	}
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
+	sqlite3_finalize(org);
 	return r;
 }
 
@@ -1436,7 +1500,7 @@ bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err)
 #define F(n) { #n, offsetof(struct bc_cache_stats, n) }
 		F(requests), F(hits), F(misses), F(stores), F(store_errors),
 		F(evictions), F(corrupt), F(identity_mismatch),
-		F(time_saved_ms),
+		F(time_saved_ms), F(hits_other_checkout),
 #undef F
 	};
 	sqlite3_stmt *st;

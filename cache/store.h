@@ -97,6 +97,8 @@ struct bc_cache_stats {
 	uint64_t corrupt;	/* blobs that failed verification */
 	uint64_t identity_mismatch;	/* jobs refused: other compiler */
 	uint64_t time_saved_ms;	/* sum of compile_ms of every hit */
+	uint64_t hits_other_checkout;	/* hits whose entry another working
+					 * directory stored */
 	uint64_t uncacheable;	/* sum of the reasons below */
 	uint64_t entries;	/* rows in the index */
 	uint64_t stored_bytes;	/* blob bytes on disk */
@@ -162,6 +164,15 @@ int bc_cache_get(struct bc_cache *c, const char *key, int count,
  */
 int bc_cache_lookup(struct bc_cache *c, const char *key,
     struct bc_cache_blob *b, char *err);
+/* A client directory as the index records who stored an entry: the
+ * first BC_CACHE_ORIGIN_LEN hex digits of its SHA-256 ("" for NULL). */
+#define BC_CACHE_ORIGIN_LEN 16
+void bc_cache_origin(const char *dir, char out[BC_CACHE_ORIGIN_LEN + 1]);
+/* bc_cache_touch for a hit asked from origin (bc_cache_origin, or
+ * NULL): a hit on an entry stored from another directory also counts
+ * hits_other_checkout. */
+void bc_cache_touch_from(struct bc_cache *c, const char *key, int count,
+    int hit, int64_t compile_ms, const char *origin);
 void bc_cache_touch(struct bc_cache *c, const char *key, int count, int hit,
     int64_t compile_ms);
 /* Expand a verified blob into an entry. */
@@ -197,6 +208,8 @@ struct bc_cache_stored {
 	int64_t created;	/* time(NULL) */
 	int64_t compile_ms;
 	int32_t miss;		/* also count a request and its miss */
+	/* bc_cache_origin of the storing client's directory, or "" */
+	char origin[BC_CACHE_ORIGIN_LEN + 1];
 };
 int bc_cache_put_blob(struct bc_cache *c, const char *key,
     const struct bc_cache_entry *e, int miss, struct bc_cache_stored *rec,

@@ -404,6 +404,7 @@ struct job {
 	 * were needed for the key, which waits for the files */
 	char key_exact[BC_HASH_HEXLEN + 1];
 	int key_mapped, key_deferred, pump_fetched;
+	char origin[BC_CACHE_ORIGIN_LEN + 1];	/* the client's directory */
 	char identity[BC_HASH_HEXLEN + 1];
 	int inflight_fd;	/* held in-flight lock on key, -1 none */
 	int miss_pending;	/* a miss not counted yet (see cache_probe) */
@@ -979,6 +980,8 @@ cache_prepare(struct job *j, const struct bc_request *req, const char *path,
 	in.flags = req->proto == BC_PROTO_BOLT ? req->flags : 0;
 	in.doti = bc_buf_data(&req->doti);
 	in.doti_len = bc_buf_len(&req->doti);
+	bc_cache_origin(req->proto == BC_PROTO_BOLT ? req->cwd : NULL,
+	    j->origin);
 	if (BC_REQ_IS_PUMP(req))	/* BOLT pump: from the manifest */
 		pump_keys(j, req);
 	else
@@ -1103,7 +1106,8 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 			    j->file);
 			r = send_blob(j, req, &b, why);
 			/* the client has its answer: now the bookkeeping */
-			bc_cache_touch(j->cache, j->key, count, 1, b.compile_ms);
+			bc_cache_touch_from(j->cache, j->key, count, 1,
+			    b.compile_ms, j->origin);
 			bc_cache_blob_free(&b);
 			return r == BC_OK ? 1 : -1;
 		}
@@ -1143,6 +1147,7 @@ store(struct job *j, const struct bc_cache_entry *ce, char *e)
 	int r;
 
 	r = bc_cache_put_blob(j->cache, j->key, ce, j->miss_pending, &row, e);
+	memcpy(row.origin, j->origin, sizeof(row.origin));
 	return r != BC_OK ? r : bc_keeper_store_row(j->conf->keeper_fd,
 	    j->cache, &row, e);
 }

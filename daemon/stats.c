@@ -260,12 +260,13 @@ render_cache_json(const struct bc_stats *st, struct bc_buf *out)
 	if (!st->cache_on)
 		return bc_buf_putf(out, ",\"cache\":null");
 	r = bc_buf_putf(out, ",\"cache\":{\"requests\":%llu,\"hits\":%llu,"
-	    "\"misses\":%llu,\"hit_rate\":%.1f,\"stores\":%llu,"
+	    "\"hits_other_checkout\":%llu,\"misses\":%llu,\"hit_rate\":%.1f,\"stores\":%llu,"
 	    "\"store_errors\":%llu,\"evictions\":%llu,\"corrupt\":%llu,"
 	    "\"identity_mismatch\":%llu,\"time_saved_ms\":%llu,"
 	    "\"entries\":%llu,\"stored_bytes\":%llu,\"max_bytes\":%llu,"
 	    "\"uncacheable\":%llu,\"uncacheable_by_reason\":{",
 	    (unsigned long long)c->requests, (unsigned long long)c->hits,
+	    (unsigned long long)c->hits_other_checkout,
 	    (unsigned long long)c->misses, hit_rate(c),
 	    (unsigned long long)c->stores,
 	    (unsigned long long)c->store_errors,
@@ -412,6 +413,8 @@ bc_stats_render_metrics(const struct bc_stats *st,
 		C("cache_requests_total", "Cache lookups and checked jobs.",
 		    c->requests);
 		C("cache_hits_total", "Jobs answered from the cache.", c->hits);
+		C("cache_hits_other_checkout_total", "Hits on entries another "
+		    "working directory stored.", c->hits_other_checkout);
 		C("cache_misses_total", "Cache lookups that missed.",
 		    c->misses);
 		C("cache_stores_total", "Results stored.", c->stores);

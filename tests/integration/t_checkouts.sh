@@ -106,14 +106,28 @@ same_outputs() {
 }
 
 hits() { client_stat "$CDIR" cache_hits; }
+# other: the farm's count of hits on entries another directory stored
+CT="$PYTHON $BOLTCC_SRCDIR/tests/integration/cachetool.py"
+# (a worker counts a hit just after its reply: wait up to 3 s for N)
+other() { $CT cstat "$DSPORT" hits_other_checkout 2>/dev/null || echo -1; }
+other_is() {
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		[ "$(other)" = "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
 for cc in gcc clang; do
 	CDIR=$(new_client_dir)
+	o0=$(other)
 	compile alice $cc $cc-far far file || die "alice $cc through the farm"
 	check "$cc: alice's build was compiled (no hit yet)" test "$(hits)" = 0
 	compile bob $cc $cc-local local file || die "bob $cc local"
 	compile bob $cc $cc-far far file || die "bob $cc through the farm"
 	check "$cc maps: bob's build is all hits ($(hits) of 2)" \
 		test "$(hits)" = 2
+	check "$cc maps: the farm counts 2 more hits from another checkout" \
+		other_is $((o0 + 2))
 	check "$cc maps: bob's .o, .d and warnings identical to his local build" \
 		same_outputs bob $cc-local $cc-far
 	ddb=$(echo "$T"/bob/Library/DerivedData/App-*/Build)
@@ -147,6 +161,8 @@ for cc in gcc clang; do
 	compile alice $cc $cc-dm-again far debug || die "alice $cc again"
 	check "$cc debug maps: alice's own rebuild hits both ($(hits))" \
 		test "$(hits)" = 5
+	check "$cc: from another checkout: bob's 2 + model.c once ($(other))" \
+		other_is $((o0 + 3))
 done
 
 # --explain: which path keeps the key exact
