@@ -736,6 +736,22 @@ seeds_deps(void)
 	put_text("deps", "crlf", "a.o: a.c \\\r\n b.h\r\n");
 }
 
+/* --- fuzz_pathmap: stored stderr and .d with path tokens --------------- */
+
+static void
+seeds_pathmap(void)
+{
+	put_text("pathmap", "dotd-tokens",
+	    "\0011\001/obj/x.o: \0010\001/x.c \0011\001/in\\ c/y.h \\\n"
+	    " /usr/include/stdio.h\n");
+	put_text("pathmap", "dotd-plain",
+	    "/home/a/App/x.o: /home/a/App/x.c /home/a/My\\ App/y.h\n");
+	put_text("pathmap", "stderr",
+	    "/home/a/App/x.c:7:13: warning: unused variable 'u'\n"
+	    "In file included from /home/a/My App/m.h:1:\n");
+	put_text("pathmap", "bad-token", "a\0019\001b \0010");
+}
+
 /* --- fuzz_cfgfile -------------------------------------------------------- */
 
 static void
@@ -809,6 +825,7 @@ main(int argc, char **argv)
 	seeds_pumpx();
 	seeds_sshconfig();
 	seeds_deps();
+	seeds_pathmap();
 	seeds_cfgfile();
 	seeds_mux();
 	return failed;
