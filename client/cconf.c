@@ -216,6 +216,7 @@ bc_cconf_load(struct bc_cconf *c)
 	c->stats_port = env_int(c, "BOLTCC_STATS_PORT", 1, 65535, 0, &bad);
 	c->cache = env_bool(c, "BOLTCC_CACHE", 1);
 	c->pump = env_bool(c, "BOLTCC_PUMP", 1);
+	c->plain_debug = env_bool(c, "BOLTCC_PLAIN_DEBUG", -1);
 
 	load_dir(c);
 	load_hosts(c);

@@ -35,6 +35,12 @@ struct bc_cconf {
 				 * artifact caches (doc/cache.md) */
 	int pump;		/* BOLTCC_PUMP (default 1): BOLT pump toward
 				 * boltccd hosts not written ,plain */
+	int plain_debug;	/* BOLTCC_PLAIN_DEBUG: 1 lets any job with
+				 * debug info go out in plain mode, whose
+				 * line table can differ from a local
+				 * compile's (doc/fidelity.md); 0 never;
+				 * unset (-1): only a job that wants a .dia
+				 * (pump mode cannot return one yet) */
 	int safeguard;		/* started with _DISTCC_SAFEGUARD/BOLTCC_SAFEGUARD */
 	char *path_env;		/* PATH (a default if unset) */
 	int path_set;		/* PATH was set in the environment */

@@ -869,6 +869,90 @@ host_independent(const struct job *j, const struct bc_hostlist *hl,
 }
 
 /* The distributed path.  Returns the process exit code. */
+/* 1 if the target is an Apple platform: -target/--target naming apple,
+ * -arch, or no target at all on a Mac. */
+static int
+apple_target(const struct bc_strv *argv)
+{
+	size_t i;
+	int explicit = 0;
+
+	for (i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i], *t = NULL;
+
+		if ((strcmp(a, "-target") == 0 || strcmp(a, "--target") == 0) &&
+		    i + 1 < argv->n)
+			t = argv->v[++i];
+		else if (bc_str_has_prefix(a, "--target="))
+			t = a + 9;
+		else if (strcmp(a, "-arch") == 0)
+			return 1;
+		if (t != NULL) {
+			explicit = 1;
+			if (strstr(t, "apple") != NULL)
+				return 1;
+		}
+	}
+#ifdef __APPLE__
+	return !explicit;
+#else
+	(void)explicit;
+	return 0;
+#endif
+}
+
+/*
+ * 1 if a plain-mode compile (of the .i) gives other debug info than the
+ * local compile (doc/fidelity.md): the column numbers of gcc and clang
+ * move on a line that holds a macro expansion (not with
+ * -gno-column-info); clang's DWARF 5 line table has an MD5 per file,
+ * which a .i cannot carry (DWARF 5 is clang 14's default except for
+ * Apple targets, which get 4).
+ */
+static int
+plain_debug_differs(const struct bc_plan *plan, const struct bc_strv *argv)
+{
+	size_t i;
+	int dwarf = 0, columns = 1;
+
+	if (!bc_cache_key_debug(plan->remote_argv.v, plan->remote_argv.n))
+		return 0;
+	for (i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+
+		if (strcmp(a, "-gno-column-info") == 0)
+			columns = 0;
+		else if (strcmp(a, "-gcolumn-info") == 0)
+			columns = 1;
+		else if (bc_str_has_prefix(a, "-gdwarf-") && a[8] >= '2' &&
+		    a[8] <= '5' && a[9] == '\0')
+			dwarf = a[8] - '0';
+	}
+	if (columns || strstr(bc_basename(plan->compiler), "clang") == NULL)
+		return columns;
+	if (dwarf == 0)
+		dwarf = apple_target(argv) ? 4 : 5;
+	return dwarf >= 5;
+}
+
+/*
+ * For a job that may leave only in pump mode (plan.pump_only): 1 if it
+ * may go to a host of protocol proto (pumping: in pump mode).  A boltccd's
+ * BOLT pump gives the local object, coverage or debug info.  A boltccd
+ * compiling a .i does not (plain_debug_differs).  A stock distccd's debug
+ * info names its own temp dir in any mode, as with distcc itself, so
+ * "debug-info" does not keep jobs from stock daemons (doc/fidelity.md);
+ * coverage does (its mapping would name the temp tree).
+ */
+static int
+pump_gives_local(const struct job *j, int pumping, int proto)
+{
+	if (pumping && proto == BC_PROTO_BOLT)
+		return 1;
+	return proto != BC_PROTO_BOLT &&
+	    strcmp(j->plan.pump_only, "debug-info") == 0;
+}
+
 static int
 run_remote(struct job *j)
 {
@@ -931,7 +1015,8 @@ run_remote(struct job *j)
 	    j->compiler_path, cfg->cwd, cfg->statedir,
 	    eproto == BC_PROTO_BOLT, &j->stats))) {
 		/* plain mode, whichever host: the local half before a slot */
-		if (j->plan.pump_only != NULL) {
+		if (j->plan.pump_only != NULL &&
+		    !pump_gives_local(j, 0, eproto)) {
 			rc = run_local(j, j->plan.pump_only);
 			goto out;
 		}
@@ -1002,11 +1087,10 @@ run_remote(struct job *j)
 		if (proto == 3 && !pumping)
 			proto = 2;
 		if (j->plan.pump_only != NULL &&
-		    !(pumping && proto == BC_PROTO_BOLT)) {
-			/* only a boltccd's pump compile gives the local object */
-			bc_info("skipping %s for %s: %s needs a boltccd in pump "
-			    "mode", host_label(h), j->plan.source,
-			    j->plan.pump_only);
+		    !pump_gives_local(j, pumping, proto)) {
+			/* only a pump compile gives the local object */
+			bc_info("skipping %s for %s: %s needs pump mode there",
+			    host_label(h), j->plan.source, j->plan.pump_only);
 			pump_skipped = 1;
 			bc_hostsel_release(&slot);
 			continue;
@@ -1946,6 +2030,12 @@ main(int argc, char **argv)
 		    "local");
 		goto done;
 	}
+	/* debug info from a .i that would differ from the local compile's:
+	 * the job leaves only in pump mode (doc/fidelity.md) */
+	if (j.plan.pump_only == NULL && !j.plan.preprocessed &&
+	    cfg.plain_debug != 1 && plain_debug_differs(&j.plan, &j.argv) &&
+	    !(cfg.plain_debug == -1 && j.plan.dia_file != NULL))
+		j.plan.pump_only = "debug-info";
 	rc = run_remote(&j);
 	job_commit_stats(&j);
 done:

@@ -370,7 +370,7 @@ check "inetd-only remote: --mux tried once ($_om), then --inetd per job ($_oi)" 
 
 log "--- hostile frames against boltccd --mux (muxdrive.py)"
 mkdir -p "$T/tmp"
-TMPDIR="$T/tmp" timeout 300 python3 "$(dirname "$0")/muxdrive.py" "$BOLTCCD" \
+TMPDIR="$T/tmp" timeout 300 python3 "$_here/muxdrive.py" "$BOLTCCD" \
 	--no-cache >"$T/muxdrive.out" 2>&1
 _mrc=$?
 while IFS= read -r _l; do
