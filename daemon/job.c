@@ -395,6 +395,8 @@ struct job {
 	char *pump_root, *pump_cwd;	/* pump: file tree, compile cwd */
 	char compiler[64];
 	char file[128];
+	char errhead[512];	/* a failed compile: its stderr's first lines,
+				 * escaped, for the log */
 	int64_t rss_kb;
 	struct bc_cache *cache;	/* open for this job, or NULL */
 	char key[BC_HASH_HEXLEN + 1];	/* cache key ("" = none) */
@@ -893,6 +895,10 @@ finish(struct job *j, int outcome, int status, int ret)
 		    (status & 0x80) != 0, ret, (long long)ms,
 		    j->compiler[0] != '\0' ? j->compiler : "-",
 		    j->file[0] != '\0' ? j->file : "-");
+	if (outcome == BC_OUT_COMPILE_ERROR)
+		bc_info("client: %s compile error in %s: %s", j->peer,
+		    j->file[0] != '\0' ? j->file : "-",
+		    j->errhead[0] != '\0' ? j->errhead : "(no message)");
 	send_event(j, BC_EV_DONE, outcome, ms);
 	bc_pumpx_store_received(j->conf->cache_dir);	/* if not run */
 	if (j->dir != NULL) {
@@ -1470,6 +1476,25 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 	    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
 }
 
+/* The first lines of a failed compile's stderr, for the log line of the
+ * job (escaped: the bytes are the compiler's, about the peer's files). */
+static void
+note_errhead(struct job *j, const struct bc_buf *serr)
+{
+	const char *p = (const char *)bc_buf_data(serr), *nl;
+	size_t n = bc_buf_len(serr), take = 0;
+	int lines = 0;
+
+	while (take < n && lines < 3) {
+		nl = memchr(p + take, '\n', n - take);
+		take = nl != NULL ? (size_t)(nl - p) + 1 : n;
+		lines++;
+	}
+	while (take > 0 && (p[take - 1] == '\n' || p[take - 1] == '\r'))
+		take--;
+	bc_log_escape(p, take, j->errhead, sizeof(j->errhead));
+}
+
 static int
 serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 {
@@ -1629,6 +1654,8 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	}
 	if (BC_REQ_IS_PUMP(req))	/* messages name the client's files */
 		bc_pump_strip_root(j->pump_root, &rep.serr);
+	if (*status != 0)
+		note_errhead(j, &rep.serr);
 	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
 		/* the .d goes out and, when the client wants one, is stored */
 		bc_buf_free(&rep.dotd);

@@ -90,6 +90,10 @@ for MODE in pump plain; do
 	check "$MODE compile error, DISTCC_SKIP_LOCAL_RETRY: exit 1 (got $rc)" [ $rc -eq 1 ]
 	check "$MODE compile error, DISTCC_SKIP_LOCAL_RETRY: remote message shown" \
 		grep -q "expected ';'" "$T/err2.txt"
+	check "$MODE compile error: the daemon's log gives the compiler's message" \
+		grep -q "compile error in broken.c: .*expected ';'" "$DLOG"
+	check "$MODE compile error: the log line stays one line (newlines escaped)" \
+		sh -c "grep 'compile error in broken.c' '$DLOG' | grep -q '\\\\n'"
 
 	# Warnings are shown and do not fail the compile.
 	rm -f w.o
