@@ -36,8 +36,16 @@
 
 /* The bytes boltccd's parent reads of a new connection to see whether it
  * is a cache lookup it can answer itself (a BOLT LOOKUP is 100 bytes, a
- * LOCATE at most 379). */
+ * LOOKUPF 140, a LOCATE at most 407 with its ORIG). */
 #define BC_MAX_LOOKUP_PEEK	512
+
+/* clang's serialized diagnostics (common/dia.c), BC_MAX_DIA bytes. */
+#define BC_MAX_DIA_DEPTH	16	/* nested blocks (clang: 2, a diagnostic
+					 * and its notes) */
+#define BC_MAX_DIA_ABBREVS	64	/* DEFINE_ABBREVs in one file (clang: 7,
+					 * all in BLOCKINFO) */
+#define BC_MAX_DIA_ABBREV_OPS	32	/* operands of one abbreviation (clang:
+					 * 11 at most) */
 
 /* Stats / HTTP request read by the daemon. */
 #define BC_MAX_HTTP_REQUEST	8192
