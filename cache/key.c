@@ -695,3 +695,18 @@ done:
 	free(stamp);
 	return r;
 }
+
+void
+bc_cache_origin(const char *dir, char out[BC_CACHE_ORIGIN_LEN + 1])
+{
+	uint8_t d[BC_HASH_LEN];
+	char hex[BC_HASH_HEXLEN + 1];
+
+	out[0] = '\0';
+	if (dir == NULL || dir[0] == '\0')
+		return;
+	bc_hash_bytes(dir, strlen(dir), d);
+	bc_hash_hex(d, sizeof(d), hex);
+	memcpy(out, hex, BC_CACHE_ORIGIN_LEN);
+	out[BC_CACHE_ORIGIN_LEN] = '\0';
+}

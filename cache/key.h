@@ -130,4 +130,10 @@ char *bc_cache_key_paths_argv(char *const *argv, size_t argc,
 int bc_cache_identity(const char *compiler_path, const char *memo_dir,
     char out[BC_HASH_HEXLEN + 1], char *err);
 
+/* A client directory as the cache records who stored an entry (and the
+ * wire's ORIG, common/proto.h): the first BC_CACHE_ORIGIN_LEN hex digits
+ * of its SHA-256 ("" for NULL or ""). */
+#define BC_CACHE_ORIGIN_LEN 16
+void bc_cache_origin(const char *dir, char out[BC_CACHE_ORIGIN_LEN + 1]);
+
 #endif

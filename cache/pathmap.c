@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "cache/key.h"
 #include "cache/pathmap.h"
 #include "common/buf.h"
+#include "common/dia.h"
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -402,6 +404,40 @@ bc_pathmap_detokenize(const struct bc_pathmap *pm, int make_escaped,
 	}
 	bc_strv_free(&w);
 	return r != BC_OK ? bc_seterr(err, r, "output too large") : BC_OK;
+}
+
+static int
+tokenize_blob(void *ctx, const void *blob, size_t n, struct bc_buf *out,
+    char *err)
+{
+	return bc_pathmap_tokenize(ctx, 0, blob, n, out, err);
+}
+
+static int
+detokenize_blob(void *ctx, const void *blob, size_t n, struct bc_buf *out,
+    char *err)
+{
+	return bc_pathmap_detokenize(ctx, 0, blob, n, out, err);
+}
+
+int
+bc_pathmap_tokenize_dia(const struct bc_pathmap *pm, const void *in,
+    size_t n, struct bc_buf *out, char *err)
+{
+	if (n == 0)
+		return BC_OK;
+	return bc_dia_rewrite(in, n, tokenize_blob, (void *)(uintptr_t)pm,
+	    out, err);
+}
+
+int
+bc_pathmap_detokenize_dia(const struct bc_pathmap *pm, const void *in,
+    size_t n, struct bc_buf *out, char *err)
+{
+	if (n == 0)
+		return BC_OK;
+	return bc_dia_rewrite(in, n, detokenize_blob, (void *)(uintptr_t)pm,
+	    out, err);
 }
 
 /* s with every character a symbol name cannot hold as '_'. */

@@ -73,6 +73,12 @@ int bc_pathmap_tokenize(const struct bc_pathmap *pm, int make_escaped,
     const void *in, size_t n, struct bc_buf *out, char *err);
 int bc_pathmap_detokenize(const struct bc_pathmap *pm, int make_escaped,
     const void *in, size_t n, struct bc_buf *out, char *err);
+/* The same for clang's serialized diagnostics (common/dia.h): each file
+ * name and message of the .dia in turn (an empty input stays empty). */
+int bc_pathmap_tokenize_dia(const struct bc_pathmap *pm, const void *in,
+    size_t n, struct bc_buf *out, char *err);
+int bc_pathmap_detokenize_dia(const struct bc_pathmap *pm, const void *in,
+    size_t n, struct bc_buf *out, char *err);
 /* The first OLD (or extra, when not NULL) that n bytes at p contain as
  * written or as a symbol name would spell it, or NULL. */
 const char *bc_pathmap_leak(const struct bc_pathmap *pm, const char *extra,

@@ -84,6 +84,7 @@ bc_cache_entry_init(struct bc_cache_entry *e)
 	for (i = 0; i < NSECT; i++)
 		bc_buf_init(sect(e, i), sect_max[i]);
 	e->compile_ms = 0;
+	e->origin[0] = '\0';
 }
 
 void
@@ -105,6 +106,7 @@ bc_cache_blob_init(struct bc_cache_blob *b)
 	memset(b->zlen, 0, sizeof(b->zlen));
 	b->compile_ms = 0;
 	b->created = 0;
+	b->origin[0] = '\0';
 }
 
 void
@@ -112,6 +114,46 @@ bc_cache_blob_free(struct bc_cache_blob *b)
 {
 	bc_buf_free(&b->data);
 	bc_cache_blob_init(b);
+}
+
+/* The origin field: 16 hex digits, or 16 NUL bytes when unknown. */
+static int
+put_origin(struct bc_buf *hdr, const char *origin)
+{
+	uint8_t o[BC_CACHE_ORIGIN_LEN];
+	size_t n = strnlen(origin, BC_CACHE_ORIGIN_LEN);
+
+	memset(o, 0, sizeof(o));
+	if (n == BC_CACHE_ORIGIN_LEN)
+		memcpy(o, origin, n);
+	return bc_buf_put(hdr, o, sizeof(o));
+}
+
+/* Read the origin field into out ("" for NULs); BC_ERR_CORRUPT unless
+ * it is 16 lowercase hex digits or 16 NULs. */
+static int
+get_origin(struct bc_buf *in, char out[BC_CACHE_ORIGIN_LEN + 1], char *err)
+{
+	uint8_t o[BC_CACHE_ORIGIN_LEN];
+	size_t i, zeros = 0;
+
+	out[0] = '\0';
+	if (bc_buf_get(in, o, sizeof(o)) != BC_OK)
+		return bc_seterr(err, BC_ERR_CORRUPT, "cache blob: no origin");
+	for (i = 0; i < sizeof(o); i++) {
+		if (o[i] == 0)
+			zeros++;
+		else if (!((o[i] >= '0' && o[i] <= '9') ||
+		    (o[i] >= 'a' && o[i] <= 'f')))
+			break;
+	}
+	if (zeros == sizeof(o))
+		return BC_OK;
+	if (zeros != 0 || i != sizeof(o))
+		return bc_seterr(err, BC_ERR_CORRUPT, "cache blob: bad origin");
+	memcpy(out, o, sizeof(o));
+	out[sizeof(o)] = '\0';
+	return BC_OK;
 }
 
 int
@@ -154,7 +196,8 @@ bc_cache_blob_encode(const struct bc_cache_entry *e, int level,
 			(void)bc_buf_put_u64be(&hdr, bc_buf_len(&z[i]));
 		(void)bc_buf_put_u64be(&hdr, (uint64_t)(e->compile_ms > 0 ?
 		    e->compile_ms : 0));
-		r = bc_buf_put_u64be(&hdr, total);
+		(void)bc_buf_put_u64be(&hdr, total);
+		r = put_origin(&hdr, e->origin);
 		if (r != BC_OK || bc_buf_len(&hdr) != BC_CACHE_HDR_LEN)
 			r = bc_seterr(err, BC_ERR_INTERNAL, "cache header size");
 	}
@@ -184,14 +227,16 @@ bc_cache_blob_encode(const struct bc_cache_entry *e, int level,
 /* Verify everything but the frames' contents; fills sizes and offsets. */
 static int
 blob_check(const void *p, size_t n, uint64_t size[NSECT], size_t off[NSECT],
-    size_t zlen[NSECT], int64_t *ms_out, char *err)
+    size_t zlen[NSECT], int64_t *ms_out, char origin[BC_CACHE_ORIGIN_LEN + 1],
+    char *err)
 {
 	struct bc_buf in;
 	uint64_t zl[NSECT], ms, plen, ztotal = 0;
 	uint8_t m[4], vhi, vlo, comp, nsect, sum[BC_HASH_LEN];
 	struct bc_hash h;
-	size_t pos;
-	int i;
+	size_t pos, hlen;
+	unsigned version;
+	int i, r;
 
 	if (n < BC_CACHE_BLOB_MIN)
 		return bc_seterr(err, BC_ERR_CORRUPT,
@@ -204,10 +249,14 @@ blob_check(const void *p, size_t n, uint64_t size[NSECT], size_t off[NSECT],
 	(void)bc_buf_get_u8(&in, &nsect);
 	if (memcmp(m, magic, sizeof(magic)) != 0)
 		return bc_seterr(err, BC_ERR_CORRUPT, "not a cache blob (magic)");
-	if (((unsigned)vhi << 8 | vlo) != BC_CACHE_BLOB_VERSION)
+	version = (unsigned)vhi << 8 | vlo;
+	if (version != 1 && version != BC_CACHE_BLOB_VERSION)
 		return bc_seterr(err, BC_ERR_CORRUPT,
-		    "cache blob version %u not supported",
-		    (unsigned)vhi << 8 | vlo);
+		    "cache blob version %u not supported", version);
+	hlen = version == 1 ? BC_CACHE_HDR_LEN_V1 : BC_CACHE_HDR_LEN;
+	if (n < hlen + BC_HASH_LEN)
+		return bc_seterr(err, BC_ERR_CORRUPT,
+		    "cache blob of %zu bytes is shorter than its header", n);
 	if (comp != 2 || nsect != NSECT)
 		return bc_seterr(err, BC_ERR_CORRUPT,
 		    "cache blob: compression %u, %u sections", comp, nsect);
@@ -227,18 +276,22 @@ blob_check(const void *p, size_t n, uint64_t size[NSECT], size_t off[NSECT],
 	}
 	(void)bc_buf_get_u64be(&in, &ms);
 	(void)bc_buf_get_u64be(&in, &plen);
-	if (plen != n - BC_CACHE_BLOB_MIN || ztotal != plen)
+	origin[0] = '\0';
+	if (version > 1 && (r = get_origin(&in, origin, err)) != BC_OK)
+		return r;
+	if (plen != n - hlen - BC_HASH_LEN || ztotal != plen)
 		return bc_seterr(err, BC_ERR_CORRUPT,
 		    "cache blob payload is %zu bytes, header says %llu",
-		    n - BC_CACHE_BLOB_MIN, (unsigned long long)plen);
+		    n - hlen - BC_HASH_LEN, (unsigned long long)plen);
 	bc_hash_init(&h);
-	bc_hash_update(&h, p, BC_CACHE_HDR_LEN);
-	bc_hash_update(&h, (const uint8_t *)p + BC_CACHE_BLOB_MIN, (size_t)plen);
+	bc_hash_update(&h, p, hlen);
+	bc_hash_update(&h, (const uint8_t *)p + hlen + BC_HASH_LEN,
+	    (size_t)plen);
 	bc_hash_final(&h, sum);
-	if (memcmp(sum, (const uint8_t *)p + BC_CACHE_HDR_LEN, BC_HASH_LEN) != 0)
+	if (memcmp(sum, (const uint8_t *)p + hlen, BC_HASH_LEN) != 0)
 		return bc_seterr(err, BC_ERR_CORRUPT,
 		    "cache blob checksum mismatch");
-	pos = BC_CACHE_BLOB_MIN;
+	pos = hlen + BC_HASH_LEN;
 	for (i = 0; i < NSECT; i++) {
 		off[i] = pos;
 		zlen[i] = (size_t)zl[i];
@@ -266,7 +319,8 @@ bc_cache_blob_check(const void *p, size_t n, struct bc_cache_blob *b,
 	int r;
 
 	bc_cache_blob_free(b);
-	r = blob_check(p, n, b->size, b->off, b->zlen, &b->compile_ms, err);
+	r = blob_check(p, n, b->size, b->off, b->zlen, &b->compile_ms,
+	    b->origin, err);
 	if (r == BC_OK && (r = bc_buf_put(&b->data, p, n)) != BC_OK)
 		r = bc_seterr(err, r, "cache blob: out of memory");
 	if (r != BC_OK)
@@ -305,6 +359,7 @@ bc_cache_blob_expand(const struct bc_cache_blob *b, struct bc_cache_entry *e,
 {
 	bc_cache_entry_init(e);
 	e->compile_ms = b->compile_ms;
+	memcpy(e->origin, b->origin, sizeof(e->origin));
 	return expand(bc_buf_data(&b->data), b->size, b->off, b->zlen, e, err);
 }
 
@@ -318,7 +373,8 @@ bc_cache_blob_decode(const void *p, size_t n, struct bc_cache_entry *e,
 	int r;
 
 	bc_cache_entry_init(e);
-	if ((r = blob_check(p, n, size, off, zlen, &ms, err)) != BC_OK)
+	if ((r = blob_check(p, n, size, off, zlen, &ms, e->origin, err)) !=
+	    BC_OK)
 		return r;
 	e->compile_ms = ms;
 	return expand(p, size, off, zlen, e, err);
@@ -857,7 +913,7 @@ bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
 	if (r == BC_OK) {
 		/* take the bytes over instead of copying them */
 		r = blob_check(bc_buf_data(&raw), bc_buf_len(&raw), b->size,
-		    b->off, b->zlen, &b->compile_ms, sub);
+		    b->off, b->zlen, &b->compile_ms, b->origin, sub);
 		if (r == BC_OK)
 			bc_buf_move(&b->data, &raw);
 	}
@@ -885,21 +941,6 @@ bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
 	free(path);
 	b->created = created;
 	return BC_OK;
-}
-
-void
-bc_cache_origin(const char *dir, char out[BC_CACHE_ORIGIN_LEN + 1])
-{
-	uint8_t d[BC_HASH_LEN];
-	char hex[BC_HASH_HEXLEN + 1];
-
-	out[0] = '\0';
-	if (dir == NULL || dir[0] == '\0')
-		return;
-	bc_hash_bytes(dir, strlen(dir), d);
-	bc_hash_hex(d, sizeof(d), hex);
-	memcpy(out, hex, BC_CACHE_ORIGIN_LEN);
-	out[BC_CACHE_ORIGIN_LEN] = '\0';
 }
 
 /* A hit for a checkout other than the one that stored the entry. */
@@ -1064,6 +1105,7 @@ bc_cache_put_blob(struct bc_cache *c, const char *key,
 	rec->size = (int64_t)bc_buf_len(&blob);
 	rec->created = (int64_t)time(NULL);
 	rec->compile_ms = e->compile_ms;
+	memcpy(rec->origin, e->origin, sizeof(rec->origin));
 	rec->miss = miss != 0;
 	bc_buf_free(&blob);
 	return BC_OK;
@@ -1317,7 +1359,7 @@ adopt_blob(struct bc_cache *c, const char *key, const char *path)
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    bc_read_file(path, BC_BUF_CEILING, &b.data, NULL) != BC_OK ||
 	    blob_check(bc_buf_data(&b.data), bc_buf_len(&b.data), b.size,
-	    b.off, b.zlen, &rec.compile_ms, NULL) != BC_OK) {
+	    b.off, b.zlen, &rec.compile_ms, rec.origin, NULL) != BC_OK) {
 		bc_cache_blob_free(&b);
 		return BC_ERR_CORRUPT;
 	}

@@ -40,11 +40,16 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/limits.h"
+#include "cache/key.h"	/* BC_CACHE_ORIGIN_LEN, bc_cache_origin */
 
-#define BC_CACHE_BLOB_VERSION 1
-#define BC_CACHE_HDR_LEN 104
+/* Version 2 adds the storer's origin (16 bytes) to version 1's header;
+ * both are read. */
+#define BC_CACHE_BLOB_VERSION 2
+#define BC_CACHE_HDR_LEN_V1 104
+#define BC_CACHE_HDR_LEN 120
 #define BC_CACHE_NSECT 5
-#define BC_CACHE_BLOB_MIN (BC_CACHE_HDR_LEN + BC_HASH_LEN)
+/* The shortest valid blob: a version 1 header and its checksum. */
+#define BC_CACHE_BLOB_MIN (BC_CACHE_HDR_LEN_V1 + BC_HASH_LEN)
 #define BC_CACHE_DEFAULT_SIZE ((uint64_t)4 << 30)
 #define BC_CACHE_MAX_REASONS 16
 
@@ -56,6 +61,8 @@ struct bc_cache_entry {
 	struct bc_buf dia;
 	struct bc_buf dotd;
 	int64_t compile_ms;	/* how long the original compile took */
+	/* the storing client's origin, "" when unknown */
+	char origin[BC_CACHE_ORIGIN_LEN + 1];
 };
 
 void bc_cache_entry_init(struct bc_cache_entry *e);
@@ -69,6 +76,7 @@ struct bc_cache_blob {
 	size_t zlen[BC_CACHE_NSECT];
 	int64_t compile_ms;
 	int64_t created;		/* the index row's (for touch/drop) */
+	char origin[BC_CACHE_ORIGIN_LEN + 1];	/* the storer's, or "" */
 };
 
 void bc_cache_blob_init(struct bc_cache_blob *b);
@@ -164,10 +172,6 @@ int bc_cache_get(struct bc_cache *c, const char *key, int count,
  */
 int bc_cache_lookup(struct bc_cache *c, const char *key,
     struct bc_cache_blob *b, char *err);
-/* A client directory as the index records who stored an entry: the
- * first BC_CACHE_ORIGIN_LEN hex digits of its SHA-256 ("" for NULL). */
-#define BC_CACHE_ORIGIN_LEN 16
-void bc_cache_origin(const char *dir, char out[BC_CACHE_ORIGIN_LEN + 1]);
 /* bc_cache_touch for a hit asked from origin (bc_cache_origin, or
  * NULL): a hit on an entry stored from another directory also counts
  * hits_other_checkout. */

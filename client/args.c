@@ -142,8 +142,6 @@ static const struct local_rule local_rules[] = {
 	{ "-fprofile-correction", 0, "coverage",
 	    "compiler emits/uses profile data" },
 	{ "-frepo", 0, "coverage", "compiler emits/uses profile data" },
-	{ "-fprofile-instr-use", 1, "coverage",
-	    "compiler emits/uses profile data" },
 	{ "-fprofile-sample-use", 1, "coverage",
 	    "compiler emits/uses profile data" },
 	{ "-fcs-profile-generate", 1, "coverage",
@@ -190,12 +188,16 @@ static const struct local_rule pump_only_rules[] = {
 	{ "-fprofile-instr-generate", 1, "coverage",
 	    "clang source-based coverage" },
 	{ "-fcoverage-mapping", 0, "coverage", "clang source-based coverage" },
+	/* clang's profile use reads a .profdata: pump mode ships it */
+	{ "-fprofile-instr-use", 1, "profile-use",
+	    "clang profile-guided optimisation" },
 	{ NULL, 0, NULL, NULL }
 };
 
 struct scan {
 	int cc1, dash_E, dash_M, dash_c, dash_S;
 	const char *pump_only;	/* a pump_only_rules reason, or NULL */
+	const char *profile;	/* -fprofile-instr-use's file (the last) */
 	const char *M_opt;
 	const char *rule_reason;
 	char *rule_detail;
@@ -421,9 +423,13 @@ scan_args(const struct bc_strv *av, struct scan *s)
 		} else if ((rule = match_rule(local_rules, a)) != NULL) {
 			note_rule(s, rule->reason,
 			    xasprintf("%s: %s", a, rule->why));
-		} else if ((rule = match_rule(pump_only_rules, a)) != NULL &&
-		    s->pump_only == NULL)
-			s->pump_only = rule->reason;
+		} else if ((rule = match_rule(pump_only_rules, a)) != NULL) {
+			if (s->pump_only == NULL)
+				s->pump_only = rule->reason;
+			if (bc_str_has_prefix(a, "-fprofile-instr-use"))
+				s->profile = a[19] == '=' ? a + 20 :
+				    a[19] == '\0' ? "default.profdata" : NULL;
+		}
 
 		if (!in_list(a, sep_opts))
 			continue;
@@ -680,6 +686,7 @@ bc_plan_free(struct bc_plan *p)
 	free(p->output);
 	free(p->dep_file);
 	free(p->dia_file);
+	free(p->profile_file);
 	bc_strv_free(&p->cpp_argv);
 	bc_strv_free(&p->remote_argv);
 	bc_plan_init(p);
@@ -728,6 +735,8 @@ bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
 	}
 	if (s.dia != NULL)
 		plan->dia_file = xstrdup(s.dia);
+	if (s.profile != NULL && s.profile[0] != '\0')
+		plan->profile_file = xstrdup(s.profile);
 
 	if (reason != NULL) {
 		plan->remote = 0;

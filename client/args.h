@@ -29,7 +29,9 @@ struct bc_plan {
 				 * still has @import or "#pragma clang
 				 * module import" */
 
-	const char *pump_only;	/* "coverage": the job may leave only in
+	const char *pump_only;	/* "coverage", "profile-use" (client/args.c)
+				 * or "debug-info" (client/main.c): the job
+				 * may leave only in
 				 * BOLT pump mode (the worker compiles the
 				 * real files), else it runs locally with
 				 * this reason; NULL: any mode */
@@ -37,6 +39,8 @@ struct bc_plan {
 	int dep_wanted;		/* -MD/-MMD present */
 	char *dep_file;		/* where the .d goes (explicit or derived) */
 	char *dia_file;		/* --serialize-diagnostics path or NULL */
+	char *profile_file;	/* -fprofile-instr-use's profile (pump mode
+				 * ships it) or NULL */
 
 	/* Local preprocessor command: writes the .i to stdout, and the .d
 	 * (with -MF/-MT made explicit) exactly as a local compile would. */

@@ -38,9 +38,8 @@ struct bc_cconf {
 	int plain_debug;	/* BOLTCC_PLAIN_DEBUG: 1 lets any job with
 				 * debug info go out in plain mode, whose
 				 * line table can differ from a local
-				 * compile's (doc/fidelity.md); 0 never;
-				 * unset (-1): only a job that wants a .dia
-				 * (pump mode cannot return one yet) */
+				 * compile's (doc/fidelity.md); 0 or unset
+				 * (-1): never */
 	int safeguard;		/* started with _DISTCC_SAFEGUARD/BOLTCC_SAFEGUARD */
 	char *path_env;		/* PATH (a default if unset) */
 	int path_set;		/* PATH was set in the environment */

@@ -104,10 +104,12 @@ lookup_timeout(int io_timeout_ms)
 	    BC_LOOKUP_IO_TIMEOUT_MS : io_timeout_ms;
 }
 
-/* The bytes of a LOOKUP (host NULL) or LOCATE of key. */
+/* The bytes of a LOOKUP (host NULL) or LOCATE of key; with the client's
+ * origin (not "") they ask who stored a hit (FLAG_ORIGIN; a LOOKUP is
+ * then a LOOKUPF). */
 static int
 encode_lookup(const char *key, const char *host, uint32_t flags,
-    struct bc_buf *out, char *err)
+    const char *origin, struct bc_buf *out, char *err)
 {
 	struct bc_request req;
 	int r;
@@ -119,6 +121,12 @@ encode_lookup(const char *key, const char *host, uint32_t flags,
 	req.flags = flags;
 	if (host != NULL)
 		req.loc_host = xstrdup(host);
+	if (origin != NULL && origin[0] != '\0') {
+		req.flags |= BC_FLAG_ORIGIN;
+		req.origin = xstrdup(origin);
+		if (host == NULL)
+			req.kind = BC_RQST_LOOKUPF;
+	}
 	r = bc_proto_write_request_head(out, &req, err);
 	bc_request_free(&req);
 	return r;
@@ -178,7 +186,7 @@ read_lookup(const struct bc_hostlist *hl, size_t i, int fd, int kind,
 
 int
 bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
-    ssize_t owner, const char *key, int connect_timeout_ms,
+    ssize_t owner, const char *key, const char *origin, int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err)
 {
@@ -191,7 +199,7 @@ bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
 	res->hit_host = -1;
 	bc_reply_init(rep);
 	bc_buf_init(&out, 256);
-	if ((r = encode_lookup(key, NULL, 0, &out, err)) != BC_OK) {
+	if ((r = encode_lookup(key, NULL, 0, origin, &out, err)) != BC_OK) {
 		bc_buf_free(&out);
 		return r;
 	}
@@ -254,7 +262,8 @@ bc_lookup_host_name(const struct bc_host *h, char *out, size_t outlen)
 /* A LOOKUP (host NULL) or LOCATE of key at host i and its answer. */
 static int
 ask_one(const struct bc_hostlist *hl, size_t i, const char *key,
-    const char *host, uint32_t flags, int connect_timeout_ms,
+    const char *host, uint32_t flags, const char *origin,
+    int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err)
 {
@@ -263,7 +272,8 @@ ask_one(const struct bc_hostlist *hl, size_t i, const char *key,
 
 	bc_reply_init(rep);
 	bc_buf_init(&out, 512);
-	if ((r = encode_lookup(key, host, flags, &out, err)) != BC_OK) {
+	if ((r = encode_lookup(key, host, flags, origin, &out, err)) !=
+	    BC_OK) {
 		bc_buf_free(&out);
 		return r;
 	}
@@ -292,7 +302,8 @@ host_named(const struct bc_hostlist *hl, const unsigned char *cand,
 
 int
 bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
-    size_t owner, ssize_t at, const char *key, int connect_timeout_ms,
+    size_t owner, ssize_t at, const char *key, const char *origin,
+    int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err)
 {
@@ -307,7 +318,7 @@ bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
 	if (at >= 0 && (size_t)at != owner && bc_lookup_host_name(&hl->v[at],
 	    name, sizeof(name)) != BC_OK)
 		name[0] = '\0';
-	r = ask_one(hl, owner, key, name, 0, connect_timeout_ms,
+	r = ask_one(hl, owner, key, name, 0, origin, connect_timeout_ms,
 	    io_timeout_ms, rep, res, err);
 	if (r != BC_OK) {	/* failed (noted), or an older boltccd */
 		bc_reply_free(rep);
@@ -328,14 +339,16 @@ bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
 	if (there < 0 || (size_t)there == owner)
 		return bc_seterr(err, BC_ERR_NOTSUP, "the owner names a host "
 		    "not in this list");
-	if (ask_one(hl, (size_t)there, key, NULL, 0, connect_timeout_ms,
+	if (ask_one(hl, (size_t)there, key, NULL, 0, origin,
+	    connect_timeout_ms,
 	    io_timeout_ms, rep, res, err) == BC_OK && !rep->miss) {
 		res->hit_host = there;
 		return BC_OK;
 	}
 	bc_reply_free(rep);
 	/* The location was wrong (evicted, failed, gone): record ours. */
-	if (ask_one(hl, owner, key, name, BC_LOCATE_REPLACE, connect_timeout_ms,
+	if (ask_one(hl, owner, key, name, BC_LOCATE_REPLACE, origin,
+	    connect_timeout_ms,
 	    io_timeout_ms, rep, res, err) == BC_OK && !rep->miss) {
 		res->hit_host = (ssize_t)owner;	/* stored meanwhile */
 		return BC_OK;

@@ -41,13 +41,15 @@ struct bc_lookup_result {
 };
 
 /*
- * Ask every candidate host (owner first) for key.  BC_OK with rep filled
+ * Ask every candidate host (owner first) for key; origin: the client's
+ * (cache/key.h bc_cache_origin, "" none), so a hit says whether another
+ * working directory stored it (rep->origin).  BC_OK with rep filled
  * and res->hit_host >= 0 on a hit; BC_ERR_NOENT when every host missed
  * or could not be asked (a failed host is only logged: the compile that
  * follows handles host failures).
  */
 int bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
-    ssize_t owner, const char *key, int connect_timeout_ms,
+    ssize_t owner, const char *key, const char *origin, int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err);
 
@@ -63,7 +65,8 @@ int bc_lookup_fanout(const struct bc_hostlist *hl, const unsigned char *cand,
  * this list: then ask every host (bc_lookup_fanout).
  */
 int bc_lookup_locate(const struct bc_hostlist *hl, const unsigned char *cand,
-    size_t owner, ssize_t at, const char *key, int connect_timeout_ms,
+    size_t owner, ssize_t at, const char *key, const char *origin,
+    int connect_timeout_ms,
     int io_timeout_ms, struct bc_reply *rep, struct bc_lookup_result *res,
     char *err);
 

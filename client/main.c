@@ -66,6 +66,9 @@ struct job {
 	char ident[BC_HASH_HEXLEN + 1];	/* compiler identity */
 	char cache_key[BC_HASH_HEXLEN + 1];	/* "" = not computed */
 	char missed_key[BC_HASH_HEXLEN + 1];	/* looked up in vain */
+	/* bc_cache_origin of the working directory: a hit's ORIG tells
+	 * whether another checkout stored the entry */
+	char origin[BC_CACHE_ORIGIN_LEN + 1];
 	struct bc_direct direct;	/* direct mode manifest */
 	int64_t cpp_start;		/* when cpp started (seconds) */
 };
@@ -189,6 +192,7 @@ job_init(struct job *j, struct bc_cconf *cfg)
 	bc_plan_init(&j->plan);
 	bc_cstats_init(&j->stats);
 	bc_buf_init(&j->cpp_err, BC_MAX_STDERR);
+	bc_cache_origin(cfg->cwd, j->origin);
 }
 
 static void
@@ -529,14 +533,14 @@ ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
 {
 	int r;
 
-	r = bc_lookup_locate(hl, cand, (size_t)owner, at, key,
+	r = bc_lookup_locate(hl, cand, (size_t)owner, at, key, j->origin,
 	    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res, err);
 	if (r == BC_ERR_NOTSUP) {
 		bc_debug("cache: %.16s: %s; asking every host", key, err);
 		if (res->nfailed > 0)
 			cand[owner] = 0;	/* it just failed */
 		lookup_done(j, hl, res);
-		r = bc_lookup_fanout(hl, cand, owner, key,
+		r = bc_lookup_fanout(hl, cand, owner, key, j->origin,
 		    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res,
 		    err);
 	}
@@ -589,6 +593,17 @@ lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
 	return 1;
 }
 
+/* Count a hit, and whether another working directory stored its entry
+ * (the daemon's ORIG, asked for with FLAG_ORIGIN). */
+static void
+count_hit(struct job *j, const struct bc_reply *rep)
+{
+	bc_cstats_add(&j->stats, "cache_hits", 1);
+	if (rep->has_origin && rep->origin[0] != '\0' &&
+	    strcmp(rep->origin, j->origin) != 0)
+		bc_cstats_add(&j->stats, "cache_hits_other_checkout", 1);
+}
+
 /*
  * A hit whose outputs were written (r, err: how that went): replay its
  * messages, count it, free rep; *rc is the job's exit code, also
@@ -604,8 +619,8 @@ hit_done(struct job *j, struct bc_reply *rep, int r, const char *err,
 		return *rc = BC_EXIT_IO_ERROR;
 	}
 	replay_reply(j, rep);
+	count_hit(j, rep);
 	bc_reply_free(rep);
-	bc_cstats_add(&j->stats, "cache_hits", 1);
 	return *rc = 0;
 }
 
@@ -677,8 +692,8 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 	p->identity = j->ident;	/* the daemon refuses a different compiler */
 	r = lookup_route(j, hl, key, here, owner, inl, &rep, &res);
 	/* the pump request asks itself (inline) or says it was asked */
-	p->flags = *inl ? BC_FLAG_HIT_MARK : *owner >= 0 ?
-	    BC_FLAG_LOOKED_UP : 0;
+	p->flags = (p->flags & BC_FLAG_WANT_DIA) | (*inl ? BC_FLAG_HIT_MARK |
+	    BC_FLAG_ORIGIN : *owner >= 0 ? BC_FLAG_LOOKED_UP : 0);
 	if (!r)
 		return 0;
 	bc_debug("cache hit %.16s (pump) on %s for %s", key,
@@ -1131,8 +1146,8 @@ run_remote(struct job *j)
 		rj.flags = j->plan.dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
 		if (looked_up && ident[0] != '\0') {
 			rj.identity = ident;
-			rj.flags |= inline_lookup ? BC_FLAG_HIT_MARK :
-			    BC_FLAG_LOOKED_UP;
+			rj.flags |= inline_lookup ? BC_FLAG_HIT_MARK |
+			    BC_FLAG_ORIGIN : BC_FLAG_LOOKED_UP;
 		}
 		rj.doti = bc_buf_data(&doti);
 		rj.doti_len = bc_buf_len(&doti);
@@ -1167,8 +1182,10 @@ run_remote(struct job *j)
 		if (inline_lookup == 1) {
 			/* the compile request was the lookup: count it once */
 			inline_lookup = 2;
-			bc_cstats_add(&j->stats, rep.cache_hit ? "cache_hits" :
-			    "cache_misses", 1);
+			if (rep.cache_hit)
+				count_hit(j, &rep);
+			else
+				bc_cstats_add(&j->stats, "cache_misses", 1);
 		}
 		if (rep.status == 0) {
 			r = write_outputs(j, &rep, err);
@@ -2033,8 +2050,7 @@ main(int argc, char **argv)
 	/* debug info from a .i that would differ from the local compile's:
 	 * the job leaves only in pump mode (doc/fidelity.md) */
 	if (j.plan.pump_only == NULL && !j.plan.preprocessed &&
-	    cfg.plain_debug != 1 && plain_debug_differs(&j.plan, &j.argv) &&
-	    !(cfg.plain_debug == -1 && j.plan.dia_file != NULL))
+	    cfg.plain_debug != 1 && plain_debug_differs(&j.plan, &j.argv))
 		j.plan.pump_only = "debug-info";
 	rc = run_remote(&j);
 	job_commit_stats(&j);

@@ -201,6 +201,26 @@ stock_blocker(const struct bc_pp_search *s)
 	return NULL;
 }
 
+/*
+ * Options that never leave the client, with their value: the .dia is
+ * asked for with FLAG WANT_DIA and written here; Xcode's index store and
+ * stat cache are this machine's (a worker would write the index at the
+ * client's path, or not find the cache).
+ */
+static int
+never_sent(const char *a)
+{
+	static const char *const opts[] = { "--serialize-diagnostics",
+	    "-index-store-path", "-index-unit-output-path", "-ivfsstatcache",
+	    NULL };
+	size_t i;
+
+	for (i = 0; opts[i] != NULL; i++)
+		if (strcmp(a, opts[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int
 bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
     const struct bc_strv *argv, const char *compiler_path, const char *cwd,
@@ -230,10 +250,10 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 		*fallback = "preprocessed";
 		return bc_seterr(err, BC_ERR_NOTSUP, "source is preprocessed");
 	}
-	if (plan->dia_file != NULL) {
+	if (plan->dia_file != NULL && !for_bolt) {
 		*fallback = "serialize-diagnostics";
 		return bc_seterr(err, BC_ERR_NOTSUP,
-		    "--serialize-diagnostics: plain BOLT mode");
+		    "--serialize-diagnostics: a stock distccd returns no .dia");
 	}
 	if (plan->modules) {
 		*fallback = "modules";
@@ -280,8 +300,14 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 	p->cwd = xstrdup(cwd);
 	bc_strv_push(&p->argv, plan->remote_argv.n > 0 ?
 	    plan->remote_argv.v[0] : bc_basename(av.v[0]));
-	for (i = 1; i < av.n; i++)
+	for (i = 1; i < av.n; i++) {
+		if (never_sent(av.v[i]) && i + 1 < av.n) {
+			i++;
+			continue;
+		}
 		bc_strv_push(&p->argv, av.v[i]);
+	}
+	p->flags = plan->dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
 	if (!has_output(&av, plan->output)) {
 		bc_strv_push(&p->argv, "-o");
 		bc_strv_push(&p->argv, plan->output);
@@ -324,6 +350,21 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 				bc_strv_push(&hdrs, a);
 			free(a);
 		}
+	/* clang's profile use: the .profdata goes with the headers (the
+	 * daemon roots the option's path, daemon/pump.c) */
+	if (plan->profile_file != NULL) {
+		char *a = bc_pp_abspath(cwd, plan->profile_file, NULL);
+		struct stat st;
+
+		if (stat(a, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(a);
+			*fallback = "profile-not-a-file";
+			r = bc_seterr(err, BC_ERR_NOTSUP, "%s: not a profile "
+			    "file", plan->profile_file);
+			goto out;
+		}
+		bc_strv_push_owned(&hdrs, a);
+	}
 	if (hdrs.n > 1)
 		qsort(hdrs.v, hdrs.n, sizeof(*hdrs.v), cmp_str);
 	for (i = 0; i < hdrs.n; i++) {

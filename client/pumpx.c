@@ -70,6 +70,23 @@ unmap_buf(const struct bc_pathmap *pm, int make_escaped, struct bc_buf *b,
 	return r;
 }
 
+/* The .dia's file names and messages made ours (any byte of the
+ * bitstream may be 1, so every .dia is read through). */
+static int
+unmap_dia(const struct bc_pathmap *pm, struct bc_buf *dia, char *err)
+{
+	struct bc_buf nb;
+	int r;
+
+	bc_buf_init(&nb, BC_MAX_DIA);
+	r = bc_pathmap_detokenize_dia(pm, bc_buf_data(dia), bc_buf_len(dia),
+	    &nb, err);
+	if (r == BC_OK)
+		bc_buf_move(dia, &nb);
+	bc_buf_free(&nb);
+	return r;
+}
+
 int
 bc_cpumpx_unmap(const struct bc_cpump *p, struct bc_reply *rep, char *err)
 {
@@ -80,6 +97,8 @@ bc_cpumpx_unmap(const struct bc_cpump *p, struct bc_reply *rep, char *err)
 	r = unmap_buf(&pm, 0, &rep->serr, BC_MAX_STDERR, err);
 	if (r == BC_OK)
 		r = unmap_buf(&pm, 1, &rep->dotd, BC_MAX_DOTD, err);
+	if (r == BC_OK && bc_buf_len(&rep->dia) > 0)
+		r = unmap_dia(&pm, &rep->dia, err);
 	bc_pathmap_free(&pm);
 	return r;
 }
@@ -270,9 +289,8 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 	}
 	rep->proto = BC_PROTO_BOLT;
 	if (r == BC_OK)
-		r = bc_pumpx_read_reply(&io, &rep->status, &rep->serr,
-		    &rep->sout, &rep->doto, &rep->dotd, &rep->cache_hit,
-		    &errmsg, err);
+		r = bc_pumpx_read_reply(&io, rep,
+		    (p->flags & BC_FLAG_WANT_DIA) != 0, &errmsg, err);
 	if (r == BC_OK)	/* a hit names the storer's prefixes as tokens */
 		r = bc_cpumpx_unmap(p, rep, err);
 	if (io.beats > 0 && beat != 1)

@@ -259,6 +259,7 @@ bc_request_init(struct bc_request *req)
 	req->identity = NULL;
 	req->key = NULL;
 	req->loc_host = NULL;
+	req->origin = NULL;
 }
 
 void
@@ -270,6 +271,7 @@ bc_request_free(struct bc_request *req)
 	free(req->identity);
 	free(req->key);
 	free(req->loc_host);
+	free(req->origin);
 	bc_request_init(req);
 }
 
@@ -287,6 +289,8 @@ bc_reply_init(struct bc_reply *rep)
 	rep->locn = NULL;
 	rep->miss = 0;
 	rep->cache_hit = 0;
+	rep->has_origin = 0;
+	rep->origin[0] = '\0';
 	rep->beats = 0;
 	bc_buf_init(&rep->dotd, BC_MAX_DOTD);
 }
@@ -442,12 +446,25 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 		if ((r = read_hex64(s, "CKEY", &req->key, err)) != BC_OK ||
 		    kind == BC_RQST_LOOKUP)
 			return r;
-		/* LOCATE: and where the job goes if nobody has the key */
-		if ((r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK ||
-		    (r = src_hdr(s, "HOST", t, &len, err)) != BC_OK)
+		if ((r = src_hdr(s, "FLAG", t, &req->flags, err)) != BC_OK)
 			return r;
-		return src_string_body(s, "HOST", len, BC_MAX_LOC_HOST,
-		    &req->loc_host, err);
+		/* LOCATE: and where the job goes if nobody has the key */
+		if (kind == BC_RQST_LOCATE &&
+		    ((r = src_hdr(s, "HOST", t, &len, err)) != BC_OK ||
+		    (r = src_string_body(s, "HOST", len, BC_MAX_LOC_HOST,
+		    &req->loc_host, err)) != BC_OK))
+			return r;
+		if ((req->flags & BC_FLAG_ORIGIN) == 0)
+			return BC_OK;
+		if ((r = src_hdr(s, "ORIG", t, &len, err)) != BC_OK ||
+		    (r = src_string_body(s, "ORIG", len, BC_ORIGIN_LEN,
+		    &req->origin, err)) != BC_OK)
+			return r;
+		if (!bc_proto_origin_valid(req->origin, strlen(req->origin)) ||
+		    req->origin[0] == '\0')
+			return bc_seterr(err, BC_ERR_PROTO, "ORIG is not %d "
+			    "lowercase hex digits", BC_ORIGIN_LEN);
+		return BC_OK;
 	}
 	if (kind != BC_RQST_COMPILE && kind != BC_RQST_PUMP)
 		return bc_seterr(err, BC_ERR_NOTSUP,
@@ -535,7 +552,7 @@ bc_proto_bolt_kind(const void *p, size_t n)
 	src_init(&s, NULL, &in);
 	if (src_hdr(&s, "BOLT", t, &v, NULL) == BC_OK &&
 	    v == BC_BOLT_VERSION && src_hdr(&s, "RQST", t, &v, NULL) == BC_OK &&
-	    v <= BC_RQST_LOCATE)
+	    v <= BC_RQST_LOOKUPF)
 		kind = (int)v;
 	src_free(&s);
 	return kind;
@@ -680,6 +697,24 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 			return bc_seterr(err, BC_ERR_PROTO,
 			    "CHIT with value %lu", (unsigned long)val);
 		rep->cache_hit = 1;
+		if ((r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
+			return r;
+	}
+	if ((kind == BC_RQST_COMPILE || BC_RQST_IS_LOOKUP(kind)) &&
+	    strcmp(tok, "ORIG") == 0) {
+		/* a hit, FLAG_ORIGIN: who stored the entry */
+		char *o = NULL;
+
+		if ((r = src_string_body(s, "ORIG", val, BC_ORIGIN_LEN, &o,
+		    err)) != BC_OK)
+			return r;
+		if (!bc_proto_origin_valid(o, strlen(o))) {
+			free(o);
+			return bc_seterr(err, BC_ERR_PROTO, "bad ORIG");
+		}
+		memcpy(rep->origin, o, strlen(o) + 1);
+		rep->has_origin = 1;
+		free(o);
 		if ((r = src_hdr(s, "STAT", tok, &val, err)) != BC_OK)
 			return r;
 	}
@@ -943,7 +978,17 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		    != BC_OK || req->kind == BC_RQST_LOOKUP ||
 		    (r = put_int(out, "FLAG", req->flags, err)) != BC_OK)
 			return r;
-		return put_str(out, "HOST", h, strlen(h), err);
+		if (req->kind == BC_RQST_LOCATE &&
+		    (r = put_str(out, "HOST", h, strlen(h), err)) != BC_OK)
+			return r;
+		if ((req->flags & BC_FLAG_ORIGIN) == 0)
+			return BC_OK;
+		if (req->origin == NULL || strlen(req->origin) !=
+		    BC_ORIGIN_LEN || !bc_proto_origin_valid(req->origin,
+		    BC_ORIGIN_LEN))
+			return bc_seterr(err, BC_ERR_INVAL,
+			    "FLAG_ORIGIN needs the client's origin");
+		return put_str(out, "ORIG", req->origin, BC_ORIGIN_LEN, err);
 	}
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(err, BC_ERR_INVAL,
@@ -1068,8 +1113,33 @@ bc_proto_write_reply(struct bc_buf *out, const struct bc_request *req,
 }
 
 int
+bc_proto_write_origin(struct bc_buf *out, const char *origin, char *err)
+{
+	size_t n = origin != NULL ? strlen(origin) : 0;
+
+	if (n != 0 && (n != BC_ORIGIN_LEN || !bc_proto_origin_valid(origin, n)))
+		n = 0;	/* unknown */
+	return put_str(out, "ORIG", n > 0 ? origin : "", n, err);
+}
+
+int
+bc_proto_origin_valid(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n != 0 && n != BC_ORIGIN_LEN)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') ||
+		    (p[i] >= 'a' && p[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+int
 bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
-    const void *const z[5], const size_t zn[5], char *err)
+    const char *origin, const void *const z[5], const size_t zn[5],
+    char *err)
 {
 	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", "DIAG",
 	    "DOTD" };
@@ -1085,6 +1155,10 @@ bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
 	if (r == BC_OK && req->kind == BC_RQST_COMPILE &&
 	    (req->flags & BC_FLAG_HIT_MARK))
 		r = put_int(out, "CHIT", 0, err);
+	/* who stored it: after CHIT (a compile), first (a lookup) */
+	if (r == BC_OK && (req->flags & BC_FLAG_ORIGIN) &&
+	    (BC_RQST_IS_LOOKUP(req->kind) || (req->flags & BC_FLAG_HIT_MARK)))
+		r = bc_proto_write_origin(out, origin, err);
 	if (r == BC_OK)
 		r = put_int(out, "STAT", 0, err);
 	for (i = 0; i < n && r == BC_OK; i++)

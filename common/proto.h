@@ -47,12 +47,23 @@ enum bc_rqst {
 	BC_RQST_LOCATE = 6,	/* lookup at the key's owner, which also
 				 * knows where its keys were compiled
 				 * (doc/cache.md, "Locations") */
+	BC_RQST_LOOKUPF = 7,	/* LOOKUP with a FLAG (BC_FLAG_ORIGIN) */
 };
-/* A lookup of either kind: the same hit and MISS replies. */
-#define BC_RQST_IS_LOOKUP(k) ((k) == BC_RQST_LOOKUP || (k) == BC_RQST_LOCATE)
+/* A lookup of any kind: the same hit and MISS replies. */
+#define BC_RQST_IS_LOOKUP(k) ((k) == BC_RQST_LOOKUP || \
+	(k) == BC_RQST_LOCATE || (k) == BC_RQST_LOOKUPF)
 /* FLAG bits of a LOCATE request. */
 #define BC_LOCATE_REPLACE 0x1	/* the location the owner gave missed:
 				 * record HOST instead */
+/* FLAG bit of every request kind with a FLAG: a reply served from the
+ * cache names the working directory that stored the entry (ORIG before
+ * STAT: its bc_cache_origin, empty when unknown).  A LOCATE or LOOKUPF
+ * with it carries the client's own origin (ORIG, last), a compile or
+ * pump request has CDIR; with it the client and the farm count hits
+ * from another checkout. */
+#define BC_FLAG_ORIGIN 0x20
+/* An origin on the wire: 16 lowercase hex digits (cache/store.h). */
+#define BC_ORIGIN_LEN 16
 
 /* FLAG bits of a BOLT compile request. */
 #define BC_FLAG_WANT_DIA 0x1	/* client wants serialized diagnostics */
@@ -79,6 +90,8 @@ struct bc_request {
 	char *key;		/* BOLT lookup CKEY (64 hex), or NULL */
 	char *loc_host;		/* BOLT LOCATE HOST: where the client will
 				 * compile on a miss ("" = the owner) */
+	char *origin;		/* BOLT LOCATE/LOOKUPF ORIG (the client's
+				 * origin, BC_ORIGIN_LEN hex), or NULL */
 };
 
 struct bc_reply {
@@ -94,6 +107,10 @@ struct bc_reply {
 	char *locn;		/* BOLT LOCATE: answered LOCN (the host
 				 * holding or compiling the key) */
 	int cache_hit;		/* BOLT compile: answered CHIT (from cache) */
+	/* BOLT hit with FLAG_ORIGIN: ORIG, the origin of the directory that
+	 * stored the entry ("" when unknown); has_origin: ORIG was there */
+	int has_origin;
+	char origin[BC_ORIGIN_LEN + 1];
 	uint32_t beats;		/* BOLT compile: BEATs before the reply */
 	struct bc_buf dotd;	/* BOLT lookup hit: stored .d, may be empty */
 };
@@ -130,9 +147,17 @@ int bc_proto_write_reply(struct bc_buf *out, const struct bc_request *req,
 /* BOLT reply of a successful compile (or lookup hit) whose bodies are
  * already zstd frames, e.g. from the artifact cache: z[i]/zn[i] are SERR,
  * SOUT, DOTO, DIAG and, for a lookup, DOTD (zn 0 = empty).  The frames
- * are sent as they are. */
+ * are sent as they are.  With FLAG_ORIGIN in the request (and CHIT for a
+ * compile), ORIG names origin, the storer's (NULL: unknown). */
 int bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
-    const void *const z[5], const size_t zn[5], char *err);
+    const char *origin, const void *const z[5], const size_t zn[5],
+    char *err);
+/* The origin of a hit's entry: ORIG with origin, or empty when origin is
+ * NULL, "" or not BC_ORIGIN_LEN lowercase hex digits (unknown). */
+int bc_proto_write_origin(struct bc_buf *out, const char *origin, char *err);
+/* 1 if the n bytes at p are an origin: BC_ORIGIN_LEN lowercase hex digits,
+ * or empty. */
+int bc_proto_origin_valid(const char *p, size_t n);
 /* BOLT refusal: "BOLT 1, EROR text". */
 int bc_proto_write_error(struct bc_buf *out, const char *msg, char *err);
 /* BOLT hello reply. */

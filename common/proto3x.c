@@ -126,9 +126,31 @@ bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n, char *err)
 
 /* "BOLT 1" then the expected token, or EROR -> BC_ERR_DENIED.  With
  * chit != NULL a "CHIT 0" first (served from the cache) sets *chit. */
+/* ORIG (len bytes of body): an origin into out. */
 static int
-rd_bolt(struct bc_io *io, const char *expect, uint32_t *val, int *chit,
-    char **errmsg, char *err)
+rd_origin(struct bc_io *io, uint32_t len, char out[BC_ORIGIN_LEN + 1],
+    char *err)
+{
+	struct bc_buf b;
+	int r;
+
+	bc_buf_init(&b, BC_ORIGIN_LEN);
+	r = bc_packet_rd_body(io, NULL, "ORIG", len, BC_ORIGIN_LEN, &b, err);
+	if (r == BC_OK && !bc_proto_origin_valid((const char *)bc_buf_data(&b),
+	    bc_buf_len(&b)))
+		r = bc_seterr(err, BC_ERR_PROTO, "bad ORIG");
+	if (r == BC_OK) {
+		if (bc_buf_len(&b) > 0)
+			memcpy(out, bc_buf_data(&b), bc_buf_len(&b));
+		out[bc_buf_len(&b)] = '\0';
+	}
+	bc_buf_free(&b);
+	return r;
+}
+
+static int
+rd_bolt(struct bc_io *io, const char *expect, uint32_t *val,
+    struct bc_reply *rep, char **errmsg, char *err)
 {
 	char t[5];
 	uint32_t v;
@@ -142,13 +164,20 @@ rd_bolt(struct bc_io *io, const char *expect, uint32_t *val, int *chit,
 		    (unsigned long)v);
 	if ((r = bc_io_read_hdr(io, NULL, t, val, err)) != BC_OK)
 		return r;
-	if (chit != NULL && strcmp(t, "CHIT") == 0) {
+	if (rep != NULL && strcmp(t, "CHIT") == 0) {
 		if (*val != 0)
 			return bc_seterr(err, BC_ERR_PROTO,
 			    "CHIT with value %lu", (unsigned long)*val);
-		*chit = 1;
+		rep->cache_hit = 1;
 		if ((r = bc_io_read_hdr(io, NULL, t, val, err)) != BC_OK)
 			return r;
+		if (strcmp(t, "ORIG") == 0) {	/* FLAG_ORIGIN */
+			if ((r = rd_origin(io, *val, rep->origin, err)) !=
+			    BC_OK || (r = bc_io_read_hdr(io, NULL, t, val,
+			    err)) != BC_OK)
+				return r;
+			rep->has_origin = 1;
+		}
 	}
 	if (strcmp(t, "EROR") == 0) {
 		struct bc_buf b;
@@ -237,19 +266,20 @@ rd_zstd(struct bc_io *io, const char *tok, size_t max, struct bc_buf *dest,
 }
 
 int
-bc_pumpx_read_reply(struct bc_io *io, uint32_t *status, struct bc_buf *serr,
-    struct bc_buf *sout, struct bc_buf *doto, struct bc_buf *dotd,
-    int *cache_hit, char **errmsg, char *err)
+bc_pumpx_read_reply(struct bc_io *io, struct bc_reply *rep, int want_dia,
+    char **errmsg, char *err)
 {
 	int r;
 
-	if ((r = rd_bolt(io, "STAT", status, cache_hit, errmsg, err)) != BC_OK)
+	if ((r = rd_bolt(io, "STAT", &rep->status, rep, errmsg, err)) != BC_OK)
 		return r;
-	if ((r = rd_zstd(io, "SERR", BC_MAX_STDERR, serr, err)) != BC_OK ||
-	    (r = rd_zstd(io, "SOUT", BC_MAX_STDOUT, sout, err)) != BC_OK ||
-	    (r = rd_zstd(io, "DOTO", BC_MAX_OBJECT, doto, err)) != BC_OK)
+	if ((r = rd_zstd(io, "SERR", BC_MAX_STDERR, &rep->serr, err)) != BC_OK ||
+	    (r = rd_zstd(io, "SOUT", BC_MAX_STDOUT, &rep->sout, err)) != BC_OK ||
+	    (r = rd_zstd(io, "DOTO", BC_MAX_OBJECT, &rep->doto, err)) != BC_OK ||
+	    (r = rd_zstd(io, "DOTD", BC_MAX_DOTD, &rep->dotd, err)) != BC_OK)
 		return r;
-	return rd_zstd(io, "DOTD", BC_MAX_DOTD, dotd, err);
+	return !want_dia ? BC_OK :
+	    rd_zstd(io, "DIAG", BC_MAX_DIA, &rep->dia, err);
 }
 
 /* ---- daemon ------------------------------------------------------- */
@@ -375,7 +405,8 @@ bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
 int
 bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
     const struct bc_buf *serr, const struct bc_buf *sout,
-    const struct bc_buf *doto, const struct bc_buf *dotd, char *err)
+    const struct bc_buf *doto, const struct bc_buf *dotd,
+    const struct bc_buf *dia, char *err)
 {
 	int r;
 
@@ -387,32 +418,41 @@ bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
 	    err)) != BC_OK)
 		return r;
 	if (status != 0)
-		return (r = bc_packet_put_int(out, "DOTO", 0, err)) != BC_OK ? r :
+		r = (r = bc_packet_put_int(out, "DOTO", 0, err)) != BC_OK ? r :
 		    bc_packet_put_int(out, "DOTD", 0, err);
-	if ((r = put_zstd(out, "DOTO", bc_buf_data(doto), bc_buf_len(doto),
-	    err)) != BC_OK)
+	else if ((r = put_zstd(out, "DOTO", bc_buf_data(doto),
+	    bc_buf_len(doto), err)) == BC_OK)
+		r = put_zstd(out, "DOTD", bc_buf_data(dotd), bc_buf_len(dotd),
+		    err);
+	/* the .dia comes with a failed compile too: Xcode reads it */
+	if (r != BC_OK || dia == NULL)
 		return r;
-	return put_zstd(out, "DOTD", bc_buf_data(dotd), bc_buf_len(dotd), err);
+	return put_zstd(out, "DIAG", bc_buf_data(dia), bc_buf_len(dia), err);
 }
 
 int
-bc_pumpx_write_stored(struct bc_buf *out, int hit_mark,
+bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
     const void *const z[5], const size_t zn[5], char *err)
 {
-	/* blob sections: stderr, stdout, object, .dia (never in pump), .d */
-	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", NULL,
+	/* blob sections: stderr, stdout, object, .dia, .d; on the wire the
+	 * .dia (when asked for) comes last */
+	static const int order[5] = { 0, 1, 2, 4, 3 };
+	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", "DIAG",
 	    "DOTD" };
 	size_t start = out->len;
-	int i, r;
+	int k, i, r;
 
 	r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
-	if (r == BC_OK && hit_mark)
+	if (r == BC_OK && (flags & BC_FLAG_HIT_MARK)) {
 		r = bc_packet_put_int(out, "CHIT", 0, err);
+		if (r == BC_OK && (flags & BC_FLAG_ORIGIN))
+			r = bc_proto_write_origin(out, origin, err);
+	}
 	if (r == BC_OK)
 		r = bc_packet_put_int(out, "STAT", 0, err);
-	for (i = 0; i < 5 && r == BC_OK; i++) {
-		if (toks[i] == NULL)
-			continue;
+	for (k = 0; k < ((flags & BC_FLAG_WANT_DIA) ? 5 : 4) && r == BC_OK;
+	    k++) {
+		i = order[k];
 		r = zn[i] == 0 ? bc_packet_put_int(out, toks[i], 0, err) :
 		    bc_packet_put_str(out, toks[i], z[i], zn[i], err);
 	}
@@ -422,14 +462,14 @@ bc_pumpx_write_stored(struct bc_buf *out, int hit_mark,
 }
 
 int
-bc_pumpx_write_hit(struct bc_buf *out, int hit_mark, const void *const z[5],
-    const size_t zn[5], char *err)
+bc_pumpx_write_hit(struct bc_buf *out, uint32_t flags, const char *origin,
+    const void *const z[5], const size_t zn[5], char *err)
 {
 	size_t start = out->len;
 	int r;
 
 	if ((r = bc_pumpx_write_need(out, NULL, 0, err)) == BC_OK)
-		r = bc_pumpx_write_stored(out, hit_mark, z, zn, err);
+		r = bc_pumpx_write_stored(out, flags, origin, z, zn, err);
 	if (r != BC_OK && out->len >= start && out->off <= start)
 		out->len = start;
 	return r;

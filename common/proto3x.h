@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "hash.h"
 #include "io.h"
+#include "proto.h"
 #include "proto3.h"
 #include "util.h"
 
@@ -66,11 +67,13 @@ int bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n,
  * (malloc'd).  *idx malloc'd (NULL when k == 0). */
 int bc_pumpx_read_need(struct bc_io *io, size_t nfil, uint32_t **idx,
     size_t *k, char **errmsg, char *err);
-/* Client: the final reply (EROR as above); a reply served from the
- * daemon's cache starts with CHIT 0 (FLAG_HIT_MARK): *cache_hit = 1. */
-int bc_pumpx_read_reply(struct bc_io *io, uint32_t *status,
-    struct bc_buf *serr, struct bc_buf *sout, struct bc_buf *doto,
-    struct bc_buf *dotd, int *cache_hit, char **errmsg, char *err);
+/* Client: the final reply (EROR as above) into rep (initialised by the
+ * caller): status and SERR, SOUT, DOTO, DOTD; DIAG after DOTD when the
+ * request had FLAG WANT_DIA (want_dia), else there is none.  A reply
+ * served from the daemon's cache starts with CHIT 0 (FLAG_HIT_MARK):
+ * rep->cache_hit, then with FLAG_ORIGIN ORIG: rep->origin. */
+int bc_pumpx_read_reply(struct bc_io *io, struct bc_reply *rep, int want_dia,
+    char **errmsg, char *err);
 
 /* Daemon: NFIL and the entries (from io, or from in when io is NULL). */
 int bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
@@ -82,16 +85,21 @@ int bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
 int bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
     const struct bc_proto3_limits *lim, struct bc_buf *plain, char *err);
 /* Daemon: a cache hit, answered right after the manifest: "NEED 0" and
- * the reply (CHIT 0 first with hit_mark), bodies the stored zstd frames
- * of the blob's sections (stderr, stdout, object, .dia unused, .d). */
-int bc_pumpx_write_hit(struct bc_buf *out, int hit_mark,
+ * the reply, bodies the stored zstd frames of the blob's sections
+ * (stderr, stdout, object, .dia, .d).  flags: the request's FLAG: with
+ * HIT_MARK CHIT 0 first and then, with ORIGIN, ORIG naming origin (the
+ * storer's, NULL unknown); with WANT_DIA the .dia as DIAG after DOTD. */
+int bc_pumpx_write_hit(struct bc_buf *out, uint32_t flags, const char *origin,
     const void *const z[5], const size_t zn[5], char *err);
 /* The same reply without "NEED 0": a hit found once the files came (a
  * key that needed a header map's contents, daemon/pumpx.h). */
-int bc_pumpx_write_stored(struct bc_buf *out, int hit_mark,
+int bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
     const void *const z[5], const size_t zn[5], char *err);
+/* Daemon: a compile's reply; dia NULL: no DIAG section (the client did
+ * not ask for one), else DIAG after DOTD, also when status != 0. */
 int bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
     const struct bc_buf *serr, const struct bc_buf *sout,
-    const struct bc_buf *doto, const struct bc_buf *dotd, char *err);
+    const struct bc_buf *doto, const struct bc_buf *dotd,
+    const struct bc_buf *dia, char *err);
 
 #endif

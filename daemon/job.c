@@ -1013,8 +1013,9 @@ send_blob(struct job *j, const struct bc_request *req,
 			z[i] = bc_buf_data(&b->data) + b->off[i];
 		r = req->kind == BC_RQST_PUMP ? (j->pump_fetched ?
 		    bc_pumpx_write_stored : bc_pumpx_write_hit)(&out,
-		    (req->flags & BC_FLAG_HIT_MARK) != 0, z, b->zlen, e) :
-		    bc_proto_write_reply_zstd(&out, req, z, b->zlen, e);
+		    req->flags, b->origin, z, b->zlen, e) :
+		    bc_proto_write_reply_zstd(&out, req, b->origin, z,
+		    b->zlen, e);
 	} else {
 		struct bc_cache_entry ce;
 		struct bc_reply rep;
@@ -1153,39 +1154,42 @@ store(struct job *j, const struct bc_cache_entry *ce, char *e)
 	int r;
 
 	r = bc_cache_put_blob(j->cache, j->key, ce, j->miss_pending, &row, e);
-	memcpy(row.origin, j->origin, sizeof(row.origin));
 	return r != BC_OK ? r : bc_keeper_store_row(j->conf->keeper_fd,
 	    j->cache, &row, e);
 }
 
 /*
  * A mapped key's entry (pathmap.h): the object must not name a mapped
- * prefix (or our tree), else it is stored under the exact key; stderr
- * and the .d are stored with the prefixes as tokens, which the client
- * turns into its own.  0 to store ce as it is now, -1 not to store.
+ * prefix (or our tree), else it is stored under the exact key; stderr,
+ * the .d and the .dia's file names and messages are stored with the
+ * prefixes as tokens, which the client turns into its own.  m[] receives
+ * the tokenized stderr, .d and .dia.  0 to store ce as it is now, -1 not
+ * to store.
  */
 static int
 map_entry(struct job *j, const struct bc_request *req,
-    struct bc_cache_entry *ce, struct bc_buf *serr, struct bc_buf *dotd)
+    struct bc_cache_entry *ce, struct bc_buf m[3])
 {
+	struct bc_buf *sect[3] = { &ce->serr, &ce->dotd, &ce->dia };
 	struct bc_pathmap pm;
 	const char *leak;
 	char e[BC_ERRLEN];
-	int r = 0;
+	int i, r = 0;
 
 	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
 	leak = bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(&ce->obj),
 	    bc_buf_len(&ce->obj));
 	if (leak == NULL && (bc_pathmap_tokenize(&pm, 0,
-	    bc_buf_data(&ce->serr), bc_buf_len(&ce->serr), serr, e) != BC_OK ||
-	    bc_pathmap_tokenize(&pm, 1, bc_buf_data(&ce->dotd),
-	    bc_buf_len(&ce->dotd), dotd, e) != BC_OK))
+	    bc_buf_data(sect[0]), bc_buf_len(sect[0]), &m[0], e) != BC_OK ||
+	    bc_pathmap_tokenize(&pm, 1, bc_buf_data(sect[1]),
+	    bc_buf_len(sect[1]), &m[1], e) != BC_OK ||
+	    bc_pathmap_tokenize_dia(&pm, bc_buf_data(sect[2]),
+	    bc_buf_len(sect[2]), &m[2], e) != BC_OK))
 		leak = e;
-	if (leak == NULL && j->pump_root != NULL &&
-	    (bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(serr),
-	    bc_buf_len(serr)) != NULL || bc_pathmap_leak(&pm, j->pump_root,
-	    bc_buf_data(dotd), bc_buf_len(dotd)) != NULL))
-		leak = "the job's tree";
+	for (i = 0; i < 3 && leak == NULL && j->pump_root != NULL; i++)
+		if (bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(&m[i]),
+		    bc_buf_len(&m[i])) != NULL)
+			leak = "the job's tree";
 	if (leak != NULL) {
 		bc_info("cache: %s names %s: stored for this checkout only",
 		    j->file, leak);
@@ -1194,10 +1198,10 @@ map_entry(struct job *j, const struct bc_request *req,
 			r = -1;
 		else
 			memcpy(j->key, j->key_exact, sizeof(j->key));
-	} else {
-		bc_buf_view(&ce->serr, bc_buf_data(serr), bc_buf_len(serr));
-		bc_buf_view(&ce->dotd, bc_buf_data(dotd), bc_buf_len(dotd));
-	}
+	} else
+		for (i = 0; i < 3; i++)
+			bc_buf_view(sect[i], bc_buf_data(&m[i]),
+			    bc_buf_len(&m[i]));
 	bc_pathmap_free(&pm);
 	return r;
 }
@@ -1207,8 +1211,8 @@ static void
 cache_after_compile(struct job *j, const struct bc_request *req,
     const struct bc_reply *rep, int64_t ms)
 {
-	struct bc_buf mserr = BC_BUF_INIT(BC_MAX_STDERR);
-	struct bc_buf mdotd = BC_BUF_INIT(BC_MAX_DOTD);
+	struct bc_buf m[3] = { BC_BUF_INIT(BC_MAX_STDERR),
+	    BC_BUF_INIT(BC_MAX_DOTD), BC_BUF_INIT(BC_MAX_DIA) };
 	struct bc_cache_entry ce;
 	char e[BC_ERRLEN];
 	int64_t t0 = bc_now_ms();
@@ -1226,7 +1230,8 @@ cache_after_compile(struct job *j, const struct bc_request *req,
 	/* plain mode: empty; BOLT pump: the .d as replied (doc/cache.md) */
 	bc_buf_view(&ce.dotd, bc_buf_data(&rep->dotd), bc_buf_len(&rep->dotd));
 	ce.compile_ms = ms;
-	if (j->key_mapped && map_entry(j, req, &ce, &mserr, &mdotd) != 0)
+	memcpy(ce.origin, j->origin, sizeof(ce.origin));
+	if (j->key_mapped && map_entry(j, req, &ce, m) != 0)
 		goto out;
 	if (store(j, &ce, e) != BC_OK)
 		bc_warn("cache: storing %.16s failed (the compile itself "
@@ -1238,8 +1243,9 @@ cache_after_compile(struct job *j, const struct bc_request *req,
 		    (long long)(bc_now_ms() - t0));
 	}
 out:
-	bc_buf_free(&mserr);
-	bc_buf_free(&mdotd);
+	bc_buf_free(&m[0]);
+	bc_buf_free(&m[1]);
+	bc_buf_free(&m[2]);
 }
 
 /* Not here: MISS, or LOCN at (a LOCATE's answer when the key is
@@ -1313,8 +1319,9 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 			r = bc_cache_lookup(j->cache, j->key, &b, e);
 			if (r == BC_OK) {
 				r = send_blob(j, req, &b, why);
-				bc_cache_touch(j->cache, j->key,
-				    BC_CACHE_COUNT_ALL, 1, b.compile_ms);
+				bc_cache_touch_from(j->cache, j->key,
+				    BC_CACHE_COUNT_ALL, 1, b.compile_ms,
+				    req->origin);
 				bc_cache_blob_free(&b);
 				return r == BC_OK ? BC_OUT_OK : BC_OUT_DISCONNECT;
 			}
@@ -1571,7 +1578,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	name = bc_basename(name);
 	if ((BC_REQ_IS_PUMP(req) ? bc_pump_job_plan(req->argv.v, req->argv.n,
 	    name[0] == '\0' ? req->argv.v[0] : name, j->pump_root, j->dir,
-	    &plan, why) :
+	    ro.want_dia && ro.is_clang, &plan, why) :
 	    bc_job_plan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
 	    req->argv.v[0] : name, &ro, &plan, why)) != BC_OK) {
 		free(path);
@@ -1652,8 +1659,18 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		goto out;
 	}
-	if (BC_REQ_IS_PUMP(req))	/* messages name the client's files */
+	if (BC_REQ_IS_PUMP(req)) {	/* messages name the client's files */
 		bc_pump_strip_root(j->pump_root, &rep.serr);
+		if (bc_buf_len(&rep.dia) > 0 &&
+		    (r = bc_pump_strip_root_dia(j->pump_root, &rep.dia, e)) !=
+		    BC_OK) {
+			bc_seterr(why, r, "the compiler's .dia: %s", e);
+			bc_reply_free(&rep);
+			outcome = BC_OUT_OTHER;
+			refuse(j, req, why);
+			goto out;
+		}
+	}
 	if (*status != 0)
 		note_errhead(j, &rep.serr);
 	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
@@ -1661,7 +1678,8 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		bc_buf_free(&rep.dotd);
 		bc_pump_read_deps(j->dir, j->pump_root, &rep, &rep.dotd);
 		r = bc_pumpx_write_reply(&out, rep.status, &rep.serr,
-		    &rep.sout, &rep.doto, &rep.dotd, e);
+		    &rep.sout, &rep.doto, &rep.dotd,
+		    (req->flags & BC_FLAG_WANT_DIA) != 0 ? &rep.dia : NULL, e);
 		if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
 			bc_buf_reset(&rep.dotd);
 	} else

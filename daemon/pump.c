@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 
 #include "cache/key.h"
 #include "common/deps.h"
+#include "common/dia.h"
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -452,6 +454,18 @@ bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
 		}
 		if (bc_str_has_prefix(a, "-MF"))
 			continue;
+		if (strcmp(a, "--serialize-diagnostics") == 0 ||
+		    strcmp(a, "-index-store-path") == 0 ||
+		    strcmp(a, "-index-unit-output-path") == 0 ||
+		    strcmp(a, "-ivfsstatcache") == 0) {
+			/* the client's paths: never written or read here; a
+			 * BOLT client asks for the .dia with FLAG WANT_DIA
+			 * (bc_pump_job_plan) */
+			if (i + 1 >= argc)
+				goto missing;
+			i++;
+			continue;
+		}
 		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
 			have_md = 1;
 		if (strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0 ||
@@ -484,6 +498,11 @@ bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
 		}
 		if (done)
 			continue;
+		if (bc_str_has_prefix(a, "-fprofile-instr-use=/")) {
+			/* the profile came with the files */
+			push_rooted(out, "-fprofile-instr-use=", a + 20, root);
+			continue;
+		}
 		if (in_list(a, val_opts)) {
 			if (i + 1 >= argc)
 				goto missing;
@@ -557,6 +576,41 @@ bc_pump_strip_root(const char *root, struct bc_buf *b)
 		b->off = o;
 }
 
+/* A .dia blob (a file name, a message) with the root taken out. */
+static int
+strip_root_blob(void *ctx, const void *blob, size_t n, struct bc_buf *out,
+    char *err)
+{
+	struct bc_buf b;
+	int r;
+
+	bc_buf_init(&b, BC_MAX_DIA);
+	r = bc_buf_put(&b, blob, n);
+	if (r == BC_OK) {
+		bc_pump_strip_root(ctx, &b);
+		r = bc_buf_put(out, bc_buf_data(&b), bc_buf_len(&b));
+	}
+	bc_buf_free(&b);
+	return r != BC_OK ? bc_seterr(err, r, ".dia blob too large") : BC_OK;
+}
+
+int
+bc_pump_strip_root_dia(const char *root, struct bc_buf *dia, char *err)
+{
+	struct bc_buf nb;
+	int r;
+
+	if (root == NULL || root[0] == '\0' || bc_buf_len(dia) == 0)
+		return BC_OK;
+	bc_buf_init(&nb, BC_MAX_DIA);
+	r = bc_dia_rewrite(bc_buf_data(dia), bc_buf_len(dia), strip_root_blob,
+	    (void *)(uintptr_t)root, &nb, err);
+	if (r == BC_OK)
+		bc_buf_move(dia, &nb);
+	bc_buf_free(&nb);
+	return r;
+}
+
 void
 bc_pump_fix_deps(const char *root, struct bc_buf *deps)
 {
@@ -602,8 +656,8 @@ bc_pump_receive(struct bc_io *io, const struct bc_request *req, char **dir,
 
 int
 bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
-    const char *root, const char *jobdir, struct bc_job_plan *plan,
-    char *why)
+    const char *root, const char *jobdir, int want_dia,
+    struct bc_job_plan *plan, char *why)
 {
 	struct bc_pump_plan p;
 	int r;
@@ -618,6 +672,12 @@ bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
 	bc_strv_init(&p.argv);
 	plan->out_name = xstrdup(bc_basename(p.out_path));
 	plan->src_name = xstrdup("pump.unused");	/* empty DOTI */
+	if (want_dia) {
+		plan->dia_name = xstrdup("out.dia");
+		bc_strv_push(&plan->argv, "--serialize-diagnostics");
+		bc_strv_push_owned(&plan->argv, xasprintf("%s/%s", jobdir,
+		    plan->dia_name));
+	}
 	plan->orig_src = p.orig_src;
 	p.orig_src = NULL;
 	bc_pump_plan_free(&p);

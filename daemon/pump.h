@@ -64,10 +64,13 @@ void bc_pump_plan_free(struct bc_pump_plan *p);
 int bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, struct bc_pump_plan *p, char *why);
 
-/* Remove every "<root>" prefix from a dependency file's text. */
 /* Take "<root>" off every "<root>/..." in b (a compiler's messages
  * name the files of the tree as it saw them). */
 void bc_pump_strip_root(const char *root, struct bc_buf *b);
+/* The same for every file name and message of clang's serialized
+ * diagnostics (common/dia.h): dia rewritten in place. */
+int bc_pump_strip_root_dia(const char *root, struct bc_buf *dia, char *err);
+/* Remove every "<root>" prefix from a dependency file's text. */
 void bc_pump_fix_deps(const char *root, struct bc_buf *deps);
 
 /*
@@ -78,10 +81,12 @@ void bc_pump_fix_deps(const char *root, struct bc_buf *deps);
  */
 int bc_pump_receive(struct bc_io *io, const struct bc_request *req,
     char **dir, char **root, char **cwd, char *why);
-/* bc_pump_plan_argv into a job plan (out_name relative to the job dir). */
+/* bc_pump_plan_argv into a job plan (out_name relative to the job dir);
+ * want_dia (a BOLT client's FLAG WANT_DIA, clang only): clang writes
+ * <jobdir>/out.dia (plan->dia_name). */
 int bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
-    const char *root, const char *jobdir, struct bc_job_plan *plan,
-    char *why);
+    const char *root, const char *jobdir, int want_dia,
+    struct bc_job_plan *plan, char *why);
 /* Read <jobdir>/deps.d (if the compile succeeded) into deps, with the
  * root removed and the lines re-wrapped: the DOTD of both pump replies. */
 void bc_pump_read_deps(const char *jobdir, const char *root,

@@ -407,17 +407,3 @@ out:
 	bc_pathmap_free(&pm);
 	return r;
 }
-
-int
-bc_pumpx_job_reply(struct bc_buf *out, const char *jobdir, const char *root,
-    const struct bc_reply *rep, char *err)
-{
-	struct bc_buf deps;
-	int r;
-
-	bc_pump_read_deps(jobdir, root, rep, &deps);
-	r = bc_pumpx_write_reply(out, rep->status, &rep->serr, &rep->sout,
-	    &rep->doto, &deps, err);
-	bc_buf_free(&deps);
-	return r;
-}

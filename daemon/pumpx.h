@@ -55,8 +55,5 @@ int bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
  * SHA-256) into the store under cache_dir (as for bc_pumpx_fetch); the
  * worker calls it once the compiler runs, and again at the end. */
 void bc_pumpx_store_received(const char *cache_dir);
-/* The BOLT pump reply, with <jobdir>/deps.d fixed up as DOTD. */
-int bc_pumpx_job_reply(struct bc_buf *out, const char *jobdir,
-    const char *root, const struct bc_reply *rep, char *err);
 
 #endif

@@ -34,16 +34,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = size - 1;
 		uint8_t *copy = NULL;
 
-		if ((data[0] & 2) != 0 && n >= BC_CACHE_BLOB_MIN) {
+		/* the header is version 1's or longer (version 2: origin) */
+		size_t hl = n >= 6 && p[4] == 0 && p[5] == 1 ?
+		    BC_CACHE_HDR_LEN_V1 : BC_CACHE_HDR_LEN;
+
+		if ((data[0] & 2) != 0 && n >= hl + BC_HASH_LEN) {
 			struct bc_hash h;
 
 			copy = xmalloc(n);
 			memcpy(copy, p, n);
 			bc_hash_init(&h);
-			bc_hash_update(&h, copy, BC_CACHE_HDR_LEN);
-			bc_hash_update(&h, copy + BC_CACHE_BLOB_MIN,
-			    n - BC_CACHE_BLOB_MIN);
-			bc_hash_final(&h, copy + BC_CACHE_HDR_LEN);
+			bc_hash_update(&h, copy, hl);
+			bc_hash_update(&h, copy + hl + BC_HASH_LEN,
+			    n - hl - BC_HASH_LEN);
+			bc_hash_final(&h, copy + hl);
 			bc_hash_free(&h);
 			p = copy;
 		}

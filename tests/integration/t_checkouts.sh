@@ -7,7 +7,8 @@
 # DerivedData, the second home's build is all cache hits and its .o and .d
 # files are byte-identical to its own local build (the .d names its own
 # paths, a replayed warning its own file); clang finds a header through
-# the map, gcc (no header maps) through -iquote; without the maps it gets no hit
+# the map, gcc (no header maps) through -iquote; clang also writes Xcode's
+# .dia, identical too; without the maps it gets no hit
 # and is still correct.  gcc and clang.  Also: a path no map covers keeps
 # the key exact (boltcc --explain says which), and an object that names a
 # mapped prefix after all (__FILE__ with debug maps only) is stored for
@@ -80,6 +81,9 @@ compile() {
 		[ "$_cc" = gcc ] && _hm=$_app/Sources/Model
 		_cmd="$_cc -g -O1 -Wall $_maps -iquote $_hm"
 		_cmd="$_cmd -I$_dd/DerivedSources $* -MMD -MT $_o -MF ${_o%.o}.d"
+		# clang: Xcode's serialized diagnostics too (pump mode)
+		[ "$_cc" = clang ] &&
+			_cmd="$_cmd --serialize-diagnostics ${_o%.o}.dia"
 		_cmd="$_cmd -c $_app/Sources/$_s -o $_o"
 		if [ "$_where" = local ]; then
 			# shellcheck disable=SC2086
@@ -97,7 +101,9 @@ compile() {
 # same_outputs HOME TAG1 TAG2: .o, .d and stderr files identical
 same_outputs() {
 	_dd=$(echo "$T/$1"/Library/DerivedData/App-*/Build)
-	for _f in main.o main.d main.err model.o model.d; do
+	_dias=""
+	[ -f "$_dd/obj/$2/main.dia" ] && _dias="main.dia model.dia"
+	for _f in main.o main.d main.err model.o model.d $_dias; do
 		cmp -s "$_dd/obj/$2/$_f" "$_dd/obj/$3/$_f" || {
 			echo "differs: $_f"
 			return 1
@@ -126,6 +132,8 @@ for cc in gcc clang; do
 	compile bob $cc $cc-far far file || die "bob $cc through the farm"
 	check "$cc maps: bob's build is all hits ($(hits) of 2)" \
 		test "$(hits)" = 2
+	check "$cc maps: bob's client counts 2 hits from another checkout" \
+		test "$(client_stat "$CDIR" cache_hits_other_checkout)" = 2
 	check "$cc maps: the farm counts 2 more hits from another checkout" \
 		other_is $((o0 + 2))
 	check "$cc maps: bob's .o, .d and warnings identical to his local build" \
@@ -137,6 +145,10 @@ for cc in gcc clang; do
 	check "$cc maps: the replayed warning names bob's file" \
 		grep -q "$T/bob/Projects/App/Sources/main.c" \
 		"$ddb/obj/$cc-far/main.err"
+	[ $cc = clang ] &&
+		check "clang maps: bob's .dia (identical to his local one) names his file" \
+			grep -q "$T/bob/Projects/App/Sources/main.c" \
+			"$ddb/obj/$cc-far/main.dia"
 	check "$cc maps: no alice path in bob's outputs" \
 		sh -c "! grep -rq alice '$ddb/obj/$cc-far'"
 
@@ -163,7 +175,30 @@ for cc in gcc clang; do
 		test "$(hits)" = 5
 	check "$cc: from another checkout: bob's 2 + model.c once ($(other))" \
 		other_is $((o0 + 3))
+	check "$cc: the client counts the same 3 ($(client_stat "$CDIR" cache_hits_other_checkout))" \
+		test "$(client_stat "$CDIR" cache_hits_other_checkout)" = 3
 done
+
+# two daemons: the job goes through the key's owner (LOCATE) and the host
+# that has it (LOOKUPF); those answers name who stored the entry too
+P1=$DPORT
+start_boltccd || die "second boltccd"
+HOSTS="127.0.0.1:$P1,bolt 127.0.0.1:$DPORT,bolt"
+CDIR=$(new_client_dir)
+compile alice clang clang-2h-far far file -DTWO_HOSTS ||
+	die "alice, two hosts"
+check "two hosts: alice's build was compiled" test "$(hits)" = 0
+compile bob clang clang-2h-local local file -DTWO_HOSTS || die "bob local"
+compile bob clang clang-2h-far far file -DTWO_HOSTS || die "bob, two hosts"
+check "two hosts: bob's build is all hits ($(hits) of 2)" test "$(hits)" = 2
+check "two hosts: bob's client counts 2 hits from another checkout" \
+	test "$(client_stat "$CDIR" cache_hits_other_checkout)" = 2
+check "two hosts: bob's .o, .d, .dia and warnings identical to his local build" \
+	same_outputs bob clang-2h-local clang-2h-far
+compile alice clang clang-2h-again far file -DTWO_HOSTS || die "alice again"
+check "two hosts: alice's rebuild: hits on her own entries ($(hits), $(client_stat "$CDIR" cache_hits_other_checkout) from another checkout)" \
+	sh -c "test $(hits) = 4 &&
+	    test $(client_stat "$CDIR" cache_hits_other_checkout) = 2"
 
 # --explain: which path keeps the key exact
 app=$T/bob/Projects/App

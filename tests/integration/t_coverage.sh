@@ -13,7 +13,9 @@
 #    distccd's protocol 3 pump, a preprocessed input) the job compiles
 #    locally, reason "coverage", also with DISTCC_FALLBACK=0, and nothing
 #    reaches the daemon;
-#  * gcc's --coverage and clang's -fprofile-instr-use stay local.
+#  * clang's profile use (-fprofile-instr-use=FILE) goes out in pump mode
+#    with the profile shipped, identical to local, keyed by its contents;
+#  * gcc's --coverage stays local.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool clang
@@ -150,10 +152,55 @@ if command -v gcc >/dev/null 2>&1; then
 		-o obj/gcov.o
 	check "gcc --coverage: the .gcno is written" test -s "$P/src/obj/gcov.gcno"
 fi
-llvm-profdata-14 merge -o "$P/src/use.profdata" "$T/prog.profraw" 2>/dev/null ||
-	printf '' >"$P/src/use.profdata"
-local_case "-fprofile-instr-use" "$BOLT" clang -O1 \
-	-fprofile-instr-use=use.profdata -Iinc -c util.c -o obj/use.o
+
+# clang's profile use (-fprofile-instr-use=FILE): the profile is shipped
+# with the headers in pump mode; the object is the local one, a changed
+# profile is not served the old object, a ,plain host compiles locally
+if command -v llvm-profdata-14 >/dev/null 2>&1; then
+	# two profiles with other counts: the program run with and without
+	# arguments
+	(cd "$P/src" && clang -O1 $COV -Iinc -I"$P/absinc" main.c util.c \
+		-o prog2) || die "link prog2"
+	(cd "$P/src" && LLVM_PROFILE_FILE="$T/a.profraw" ./prog2 a b c d \
+		>/dev/null && LLVM_PROFILE_FILE="$T/b.profraw" ./prog2 \
+		>/dev/null) || die "run prog2"
+	llvm-profdata-14 merge -o "$P/src/use.profdata" "$T/a.profraw" &&
+		llvm-profdata-14 merge -o "$P/usedir.profdata" "$T/b.profraw" ||
+		die "llvm-profdata"
+	remote_case "-fprofile-instr-use=relative" obj/use.o obj/use.local.o \
+		-O2 -fprofile-instr-use=use.profdata -Iinc -c util.c
+	remote_case "-fprofile-instr-use=absolute, outside, -g" \
+		"$P/src/obj/use2.o" "$P/src/obj/use2.local.o" -O2 -g \
+		-fprofile-instr-use="$P/usedir.profdata" -Iinc -I"$P/absinc" \
+		-c "$P/src/main.c"
+	# the same command with other profile contents (main's branch taken
+	# or not): not the old object
+	remote_case "-fprofile-instr-use, main.c" obj/use5.o obj/use5.local.o \
+		-O2 -fprofile-instr-use=use.profdata -Iinc -I"$P/absinc" \
+		-c main.c
+	cp "$P/src/use.profdata" "$T/keep.profdata"
+	cp "$P/usedir.profdata" "$P/src/use.profdata"
+	hits=$(counter cache_hits)
+	remote_case "-fprofile-instr-use, the profile changed" obj/use3.o \
+		obj/use3.local.o -O2 -fprofile-instr-use=use.profdata -Iinc \
+		-I"$P/absinc" -c main.c
+	check "a changed profile is no cache hit" \
+		test "$(counter cache_hits)" = "$hits"
+	check "the profiles matter: their objects differ" sh -c \
+		"! cmp -s '$P/src/obj/use5.local.o' '$P/src/obj/use3.local.o'"
+	cp "$T/keep.profdata" "$P/src/use.profdata"
+	_loc=$(counter local_by_reason:profile-use)
+	farm "127.0.0.1:$DPORT,bolt,plain" clang -O2 \
+		-fprofile-instr-use=use.profdata -Iinc -c util.c -o obj/use4.o \
+		2>"$T/err.txt"
+	check "-fprofile-instr-use, ,plain host: compiled locally, reason profile-use" \
+		test "$(counter local_by_reason:profile-use)" = $((_loc + 1))
+	check "--explain: pump_only profile-use" sh -c \
+		"cd '$P/src' && '$BOLTCC' --explain clang -fprofile-instr-use=use.profdata -c util.c -o x.o |
+		 grep -q '\"pump_only\":\"profile-use\"'"
+else
+	note "llvm-profdata-14 not installed: profile use not checked"
+fi
 
 check "--explain: pump_only coverage" sh -c \
 	"cd '$P/src' && '$BOLTCC' --explain clang $COV -c util.c -o x.o |

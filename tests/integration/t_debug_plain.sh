@@ -78,24 +78,72 @@ BOLTCC_DIR="$CDIR" "$BOLTCC" --stats --json >"$T/st.json"
 check "the client counts local_by_reason debug-info 6 times ($(json_get "$T/st.json" local_by_reason:debug-info))" \
 	test "$(json_get "$T/st.json" local_by_reason:debug-info)" = 6
 
-# a job that wants a .dia (Xcode) goes out plain by default: pump mode
-# cannot return a .dia yet (doc/fidelity.md); BOLTCC_PLAIN_DEBUG=0 keeps it
-n=$((n + 1))
-r0=$(stat_of jobs_remote_ok)
-(cd "$T/src" && BOLTCC_DIR="$CDIR" BOLTCC_HOSTS="$PUMP" DISTCC_FALLBACK=0 \
-	"$BOLTCC" clang -g -O1 --serialize-diagnostics "$T/r$n.dia" m.c -c \
-	-o "$T/r$n.o") || die "dia job"
-check ".dia + -g: out in plain mode by default" \
-	test "$(stat_of jobs_remote_ok)" = $((r0 + 1))
-n=$((n + 1))
-(cd "$T/src" && clang -g -O1 --serialize-diagnostics "$T/l$n.dia" m.c -c \
-	-o "$T/l$n.o") || die "local dia"
-(cd "$T/src" && BOLTCC_DIR="$CDIR" BOLTCC_HOSTS="$PUMP" DISTCC_FALLBACK=0 \
-	BOLTCC_PLAIN_DEBUG=0 "$BOLTCC" clang -g -O1 --serialize-diagnostics \
-	"$T/r$n.dia" m.c -c -o "$T/r$n.o") || die "dia job, 0"
-check ".dia + -g, BOLTCC_PLAIN_DEBUG=0: compiled locally, identical" \
-	same_file "$T/l$n.o" "$T/r$n.o"
-check ".dia + -g, BOLTCC_PLAIN_DEBUG=0: counted debug-info" \
+# a job that wants a .dia (Xcode's every compile) goes out in pump mode:
+# its object and its .dia (warnings in a header and in the source, absolute
+# paths as Xcode gives them) are the local compile's, also from the cache,
+# and after a failed compile; toward a ,plain host it is compiled locally
+mkdir -p "$T/src/inc"
+cat >"$T/src/inc/w.h" <<'EOF2'
+static int unused_in_header;
+#warning "a warning from a header"
+EOF2
+cat >"$T/src/w.c" <<'EOF2'
+#include "w.h"
+int w(int a, int b) { int unused; if (a = b) return 1; return 0; }
+EOF2
+printf '#include "w.h"\nint e(void) { return missing; }\n' >"$T/src/e.c"
+# dia_run LABEL HOSTS EXPECT TAG [ENV=V] -- CC FLAGS... SRC
+dia_run() {
+	_label=$1; _hosts=$2; _expect=$3; _tag=$4; shift 4
+	_env=""
+	while [ "$1" != -- ]; do _env="$_env $1"; shift; done
+	shift
+	_l0=$(stat_of jobs_local); _r0=$(stat_of jobs_remote_ok)
+	_h0=$(stat_of cache_hits)
+	(cd "$T/src" && "$@" --serialize-diagnostics "$T/l$_tag.dia" \
+		-c -o "$T/l$_tag.o") 2>"$T/l$_tag.err"
+	_lrc=$?
+	# shellcheck disable=SC2086
+	(cd "$T/src" && env BOLTCC_DIR="$CDIR" BOLTCC_HOSTS="$_hosts" \
+		DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1 $_env "$BOLTCC" \
+		"$@" --serialize-diagnostics "$T/r$_tag.dia" -c \
+		-o "$T/r$_tag.o") 2>"$T/r$_tag.err"
+	_rrc=$?
+	check "$_label: same exit status as local ($_lrc/$_rrc)" \
+		test "$_lrc" = "$_rrc"
+	case $_expect in
+	local) check "$_label: compiled locally" \
+		test "$(stat_of jobs_local)" = $((_l0 + 1)) ;;
+	remote) check "$_label: compiled remotely" \
+		test "$(stat_of jobs_remote_ok)" = $((_r0 + 1)) ;;
+	hit) check "$_label: a cache hit" \
+		test "$(stat_of cache_hits)" = $((_h0 + 1)) ;;
+	error) check "$_label: failed remotely, not retried" \
+		test "$(stat_of jobs_remote_error)" -ge 1 ;;
+	esac
+	[ "$_lrc" = 0 ] && check "$_label: object identical to local" \
+		same_file "$T/l$_tag.o" "$T/r$_tag.o"
+	check "$_label: .dia identical to local" \
+		same_file "$T/l$_tag.dia" "$T/r$_tag.dia"
+	check "$_label: stderr identical to local" \
+		same_file "$T/l$_tag.err" "$T/r$_tag.err"
+}
+dia_run ".dia + -g, pump" "$PUMP" remote d1 -- \
+	clang -g -O1 -Wall -I"$T/src/inc" "$T/src/w.c"
+check ".dia + -g, pump: the .dia names the source and the header" \
+	sh -c "grep -q '$T/src/w.c' '$T/rd1.dia' &&
+		grep -q '$T/src/inc/w.h' '$T/rd1.dia'"
+dia_run ".dia + -g, pump, again: from the cache" "$PUMP" hit d2 -- \
+	clang -g -O1 -Wall -I"$T/src/inc" "$T/src/w.c"
+dia_run ".dia, relative paths, pump" "$PUMP" remote d3 -- \
+	clang -g0 -O2 -Wall -Iinc w.c
+dia_run ".dia, a compile error, pump" "$PUMP" error d4 -- \
+	clang -g -Iinc "$T/src/e.c"
+dia_run ".dia + -g, ,plain host: local" "$PLAIN" local d5 -- \
+	clang -g -O1 -Wall -I"$T/src/inc" "$T/src/w.c"
+dia_run ".dia + -g, BOLTCC_PLAIN_DEBUG=0: pump all the same" "$PUMP" hit d6 \
+	BOLTCC_PLAIN_DEBUG=0 -- clang -g -O1 -Wall -I"$T/src/inc" "$T/src/w.c"
+check ".dia + -g: counted debug-info once more (the ,plain host)" \
 	test "$(client_stat "$CDIR" local_by_reason:debug-info)" = 7
 
 # BOLTCC_PLAIN_DEBUG=1: plain mode anyway; the code is the same, the

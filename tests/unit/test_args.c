@@ -287,13 +287,16 @@ static const struct acase cases[] = {
 	    NULL, NULL, 0 },
 	{ "gcc -frepo -c a.c", 0, "coverage", NULL, NULL, NULL, NULL, NULL, 0 },
 	/* clang source-based coverage: remote, in BOLT pump mode only
-	 * (test_args_pump_only); -fprofile-instr-use needs the profile */
+	 * (test_args_pump_only), and so is profile use (the profile is
+	 * shipped with the headers) */
 	{ "clang -fprofile-instr-generate -fcoverage-mapping -c a.c", 1,
 	    "distributable", "clang -fprofile-instr-generate -fcoverage-mapping "
 	    "-c a.c -o a.o", "clang -fprofile-instr-generate -fcoverage-mapping "
 	    "a.c -E", "a.o", NULL, "c", 0 },
-	{ "clang -fprofile-instr-use=x.profdata -c a.c", 0, "coverage", NULL,
-	    NULL, NULL, NULL, NULL, 0 },
+	{ "clang -fprofile-instr-use=x.profdata -c a.c", 1, "distributable",
+	    "clang -fprofile-instr-use=x.profdata -c a.c -o a.o",
+	    "clang -fprofile-instr-use=x.profdata a.c -E", "a.o", NULL, "c",
+	    0 },
 	{ "gcc -fplugin=/x.so -c a.c", 0, "-fplugin", NULL, NULL, NULL, NULL,
 	    NULL, 0 },
 	{ "gcc -drtl -c a.c", 0, "-dr", NULL, NULL, NULL, NULL, NULL, 0 },
@@ -540,8 +543,19 @@ START_TEST(test_pump_only)
 	free(json);
 	bc_plan_free(&p);
 
+	/* profile use: pump only, with the profile's path (the last one;
+	 * the bare option reads default.profdata) */
+	classify("clang -fprofile-instr-use=x -fprofile-instr-use=y.prof "
+	    "-c a.c", &p);
+	ck_assert_int_eq(p.remote, 1);
+	ck_assert_str_eq(p.pump_only, "profile-use");
+	ck_assert_str_eq(p.profile_file, "y.prof");
+	bc_plan_free(&p);
+	classify("clang -fprofile-instr-use -c a.c", &p);
+	ck_assert_str_eq(p.profile_file, "default.profdata");
+	bc_plan_free(&p);
 	/* a local rule wins over pump-only: still local */
-	classify("clang -fprofile-instr-generate -fprofile-instr-use=x "
+	classify("clang -fprofile-instr-generate -fprofile-use=x "
 	    "-c a.c", &p);
 	ck_assert_int_eq(p.remote, 0);
 	ck_assert_str_eq(p.reason, "coverage");

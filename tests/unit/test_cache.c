@@ -752,7 +752,8 @@ entries_equal(const struct bc_cache_entry *a, const struct bc_cache_entry *b)
 {
 	return bufs_equal(&a->serr, &b->serr) && bufs_equal(&a->sout, &b->sout)
 	    && bufs_equal(&a->obj, &b->obj) && bufs_equal(&a->dia, &b->dia) &&
-	    bufs_equal(&a->dotd, &b->dotd) && a->compile_ms == b->compile_ms;
+	    bufs_equal(&a->dotd, &b->dotd) && a->compile_ms == b->compile_ms &&
+	    strcmp(a->origin, b->origin) == 0;
 }
 
 START_TEST(test_blob_roundtrip)
@@ -764,18 +765,82 @@ START_TEST(test_blob_roundtrip)
 	fill_entry(&e, 4, 5000);
 	ck_assert_int_eq(bc_buf_put_str(&e.dotd, "x.o: x.c\n"), BC_OK);
 	ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err), BC_OK);
-	ck_assert_mem_eq(bc_buf_data(&blob), "BCCE\0\1\2\5", 8);
+	ck_assert_mem_eq(bc_buf_data(&blob), "BCCE\0\2\2\5", 8);
 	ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob),
 	    bc_buf_len(&blob), &d, err), BC_OK);
 	ck_assert(entries_equal(&e, &d));
+	ck_assert_str_eq(d.origin, "");
 	bc_cache_entry_free(&d);
+	bc_buf_reset(&blob);
+
+	/* the storer's origin goes with the blob (version 2) */
+	memcpy(e.origin, "0123456789abcdef", sizeof(e.origin));
+	ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err), BC_OK);
+	ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob),
+	    bc_buf_len(&blob), &d, err), BC_OK);
+	ck_assert_str_eq(d.origin, "0123456789abcdef");
+	ck_assert(entries_equal(&e, &d));
+	bc_cache_entry_free(&d);
+	/* an origin that is not hex is corrupt, even with a good checksum */
+	{
+		uint8_t *m = xmalloc(bc_buf_len(&blob));
+		struct bc_hash h;
+
+		memcpy(m, bc_buf_data(&blob), bc_buf_len(&blob));
+		m[BC_CACHE_HDR_LEN - 3] = 'G';
+		bc_hash_init(&h);
+		bc_hash_update(&h, m, BC_CACHE_HDR_LEN);
+		bc_hash_update(&h, m + BC_CACHE_HDR_LEN + BC_HASH_LEN,
+		    bc_buf_len(&blob) - BC_CACHE_HDR_LEN - BC_HASH_LEN);
+		bc_hash_final(&h, m + BC_CACHE_HDR_LEN);
+		bc_hash_free(&h);
+		ck_assert_int_eq(bc_cache_blob_decode(m, bc_buf_len(&blob), &d,
+		    err), BC_ERR_CORRUPT);
+		ck_assert_ptr_nonnull(strstr(err, "origin"));
+		free(m);
+	}
 	bc_cache_entry_free(&e);
 	bc_buf_free(&blob);
+
+	/* a version 1 blob (no origin), as older daemons stored them, is
+	 * still read */
+	{
+		size_t n, v1n;
+		uint8_t *m;
+		struct bc_hash h;
+
+		fill_entry(&e, 2, 300);
+		memcpy(e.origin, "0123456789abcdef", sizeof(e.origin));
+		ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err),
+		    BC_OK);
+		n = bc_buf_len(&blob);
+		v1n = n - (BC_CACHE_HDR_LEN - BC_CACHE_HDR_LEN_V1);
+		m = xmalloc(n);
+		memcpy(m, bc_buf_data(&blob), BC_CACHE_HDR_LEN_V1);
+		m[5] = 1;
+		memcpy(m + BC_CACHE_HDR_LEN_V1 + BC_HASH_LEN,
+		    bc_buf_data(&blob) + BC_CACHE_HDR_LEN + BC_HASH_LEN,
+		    n - BC_CACHE_HDR_LEN - BC_HASH_LEN);
+		bc_hash_init(&h);
+		bc_hash_update(&h, m, BC_CACHE_HDR_LEN_V1);
+		bc_hash_update(&h, m + BC_CACHE_HDR_LEN_V1 + BC_HASH_LEN,
+		    v1n - BC_CACHE_HDR_LEN_V1 - BC_HASH_LEN);
+		bc_hash_final(&h, m + BC_CACHE_HDR_LEN_V1);
+		bc_hash_free(&h);
+		ck_assert_int_eq(bc_cache_blob_decode(m, v1n, &d, err), BC_OK);
+		ck_assert_str_eq(d.origin, "");
+		e.origin[0] = '\0';
+		ck_assert(entries_equal(&e, &d));
+		bc_cache_entry_free(&d);
+		bc_cache_entry_free(&e);
+		bc_buf_reset(&blob);
+		free(m);
+	}
 
 	/* an all-empty entry has an empty payload */
 	bc_cache_entry_init(&e);
 	ck_assert_int_eq(bc_cache_blob_encode(&e, 1, &blob, err), BC_OK);
-	ck_assert_uint_eq(bc_buf_len(&blob), BC_CACHE_BLOB_MIN);
+	ck_assert_uint_eq(bc_buf_len(&blob), BC_CACHE_HDR_LEN + BC_HASH_LEN);
 	ck_assert_int_eq(bc_cache_blob_decode(bc_buf_data(&blob),
 	    bc_buf_len(&blob), &d, err), BC_OK);
 	ck_assert(entries_equal(&e, &d));
@@ -1407,7 +1472,7 @@ START_TEST(test_lookup_touch)
 		bc_request_init(&req);
 		req.proto = BC_PROTO_BOLT;
 		req.kind = BC_RQST_LOOKUP;
-		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, b.zlen,
+		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, NULL, z, b.zlen,
 		    err), BC_OK);
 		ck_assert_int_eq(bc_proto_parse_reply(&out, BC_PROTO_BOLT,
 		    BC_RQST_LOOKUP, NULL, &rep, err), BC_OK);
@@ -1421,7 +1486,7 @@ START_TEST(test_lookup_touch)
 		/* a compile reply has no DOTD */
 		bc_buf_free(&out);
 		req.kind = BC_RQST_COMPILE;
-		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, b.zlen,
+		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, NULL, z, b.zlen,
 		    err), BC_OK);
 		ck_assert_int_eq(bc_proto_parse_reply(&out, BC_PROTO_BOLT,
 		    BC_RQST_COMPILE, NULL, &rep, err), BC_OK);
@@ -1431,7 +1496,7 @@ START_TEST(test_lookup_touch)
 		bc_buf_free(&out);
 		/* never for distcc protocols */
 		req.proto = 2;
-		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, b.zlen,
+		ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, NULL, z, b.zlen,
 		    err), BC_ERR_INVAL);
 		bc_request_free(&req);
 	}

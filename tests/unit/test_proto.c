@@ -1373,7 +1373,7 @@ START_TEST(bolt_reply_chit)
 	char err[BC_ERRLEN];
 
 	bolt_request(&req, BC_RQST_COMPILE);
-	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, zn, err),
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, NULL, z, zn, err),
 	    BC_OK);
 	ck_assert(memcmp(bc_buf_data(&out), "BOLT00000001STAT00000000", 24) ==
 	    0);
@@ -1384,7 +1384,7 @@ START_TEST(bolt_reply_chit)
 
 	req.flags |= BC_FLAG_HIT_MARK;
 	bc_buf_reset(&out);
-	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, z, zn, err),
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, NULL, z, zn, err),
 	    BC_OK);
 	ck_assert(memcmp(bc_buf_data(&out),
 	    "BOLT00000001CHIT00000000STAT00000000SERR00000000", 48) == 0);
@@ -1406,6 +1406,131 @@ START_TEST(bolt_reply_chit)
 	bc_reply_free(&got);
 
 	bc_request_free(&req);
+	bc_buf_free(&out);
+}
+END_TEST
+
+/* FLAG_ORIGIN (doc/PROTOCOL.md "Origins"): LOCATE and LOOKUPF carry the
+ * client's origin; a hit names the storer's (empty when unknown) after
+ * CHIT (compile) or first (lookup); bad ORIGs are refused. */
+START_TEST(bolt_origin)
+{
+	static const char key[] = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	struct bc_buf out = BC_BUF_INIT(1 << 20), in;
+	struct bc_request mine, req;
+	struct bc_reply got;
+	const void *z[5] = { NULL, NULL, NULL, NULL, NULL };
+	size_t zn[5] = { 0, 0, 0, 0, 0 }, cut;
+	char err[BC_ERRLEN];
+	int kind;
+
+	for (kind = BC_RQST_LOCATE; kind <= BC_RQST_LOOKUPF; kind++) {
+		bc_request_init(&mine);
+		mine.proto = BC_PROTO_BOLT;
+		mine.kind = kind;
+		mine.key = xstrdup(key);
+		mine.flags = BC_FLAG_ORIGIN;
+		mine.origin = xstrdup("00112233aabbccdd");
+		if (kind == BC_RQST_LOCATE)
+			mine.loc_host = xstrdup("h:1");
+		bc_buf_reset(&out);
+		ck_assert_int_eq(bc_proto_write_request_head(&out, &mine, err),
+		    BC_OK);
+		ck_assert(memcmp(bc_buf_data(&out) + bc_buf_len(&out) - 28,
+		    "ORIG0000001000112233aabbccdd", 28) == 0);
+		ck_assert_int_eq(bc_proto_bolt_kind(bc_buf_data(&out), 24),
+		    kind);
+		bc_buf_view(&in, bc_buf_data(&out), bc_buf_len(&out));
+		ck_assert_int_eq(bc_proto_parse_request(&in, NULL, &req, err),
+		    BC_OK);
+		ck_assert_int_eq(req.kind, kind);
+		ck_assert_str_eq(req.origin, "00112233aabbccdd");
+		ck_assert_uint_eq(bc_buf_avail(&in), 0);
+		bc_request_free(&req);
+		for (cut = 0; cut < bc_buf_len(&out); cut++) {
+			bc_buf_view(&in, bc_buf_data(&out), cut);
+			ck_assert_int_ne(bc_proto_parse_request(&in, NULL, &req,
+			    err), BC_OK);
+			bc_request_free(&req);
+		}
+		/* an ORIG that is not 16 lowercase hex digits */
+		{
+			uint8_t *m = xmalloc(bc_buf_len(&out));
+
+			memcpy(m, bc_buf_data(&out), bc_buf_len(&out));
+			m[bc_buf_len(&out) - 1] = 'X';
+			bc_buf_view(&in, m, bc_buf_len(&out));
+			ck_assert_int_eq(bc_proto_parse_request(&in, NULL, &req,
+			    err), BC_ERR_PROTO);
+			bc_request_free(&req);
+			free(m);
+		}
+		/* no origin, no flag: refused when writing */
+		free(mine.origin);
+		mine.origin = NULL;
+		bc_buf_reset(&out);
+		ck_assert_int_eq(bc_proto_write_request_head(&out, &mine, err),
+		    BC_ERR_INVAL);
+		bc_request_free(&mine);
+	}
+
+	/* hits: a lookup's ORIG first, a compile's after CHIT */
+	bolt_request(&req, BC_RQST_COMPILE);
+	req.flags |= BC_FLAG_HIT_MARK | BC_FLAG_ORIGIN;
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req,
+	    "0123456789abcdef", z, zn, err), BC_OK);
+	ck_assert(memcmp(bc_buf_data(&out), "BOLT00000001CHIT00000000"
+	    "ORIG000000100123456789abcdefSTAT00000000", 64) == 0);
+	ck_assert_int_eq(read_reply_fd(bc_buf_data(&out), bc_buf_len(&out),
+	    BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_OK);
+	ck_assert_int_eq(got.cache_hit, 1);
+	ck_assert_int_eq(got.has_origin, 1);
+	ck_assert_str_eq(got.origin, "0123456789abcdef");
+	bc_reply_free(&got);
+	/* an unknown storer: empty ORIG */
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req, "", z, zn, err),
+	    BC_OK);
+	ck_assert(memcmp(bc_buf_data(&out) + 24, "ORIG00000000STAT", 16) == 0);
+	ck_assert_int_eq(read_reply_fd(bc_buf_data(&out), bc_buf_len(&out),
+	    BC_PROTO_BOLT, BC_RQST_COMPILE, &got, err), BC_OK);
+	ck_assert_int_eq(got.has_origin, 1);
+	ck_assert_str_eq(got.origin, "");
+	bc_reply_free(&got);
+	/* without the flag, no ORIG */
+	req.flags &= ~(uint32_t)BC_FLAG_ORIGIN;
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req,
+	    "0123456789abcdef", z, zn, err), BC_OK);
+	ck_assert(memcmp(bc_buf_data(&out) + 24, "STAT", 4) == 0);
+	bc_request_free(&req);
+	bolt_request(&req, BC_RQST_LOOKUPF);
+	req.flags = BC_FLAG_ORIGIN;
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_proto_write_reply_zstd(&out, &req,
+	    "0123456789abcdef", z, zn, err), BC_OK);
+	ck_assert(memcmp(bc_buf_data(&out), "BOLT00000001"
+	    "ORIG000000100123456789abcdefSTAT00000000", 52) == 0);
+	ck_assert_int_eq(read_reply_fd(bc_buf_data(&out), bc_buf_len(&out),
+	    BC_PROTO_BOLT, BC_RQST_LOOKUPF, &got, err), BC_OK);
+	ck_assert_str_eq(got.origin, "0123456789abcdef");
+	bc_reply_free(&got);
+	bc_request_free(&req);
+	/* bad ORIGs in replies */
+	ck_assert_int_eq(read_reply_fd("BOLT00000001ORIG000000030ab"
+	    "STAT00000000", 39, BC_PROTO_BOLT, BC_RQST_LOOKUP, &got, err),
+	    BC_ERR_PROTO);
+	bc_reply_free(&got);
+	ck_assert_int_eq(read_reply_fd("BOLT00000001ORIG000000100123456789"
+	    "ABCDEFSTAT00000000", 52, BC_PROTO_BOLT, BC_RQST_LOOKUP, &got,
+	    err), BC_ERR_PROTO);
+	bc_reply_free(&got);
+	ck_assert_int_eq(read_reply_fd("BOLT00000001ORIG00000000ORIG00000000"
+	    "STAT00000000", 48, BC_PROTO_BOLT, BC_RQST_LOOKUP, &got, err),
+	    BC_ERR_PROTO);
+	bc_reply_free(&got);
 	bc_buf_free(&out);
 }
 END_TEST
@@ -1836,6 +1961,7 @@ proto_suite(void)
 	tcase_add_test(bolt, bolt_reply_roundtrip);
 	tcase_add_test(bolt, bolt_reply_eror);
 	tcase_add_test(bolt, bolt_reply_chit);
+	tcase_add_test(bolt, bolt_origin);
 	tcase_add_test(bolt, bolt_reply_beats);
 	suite_add_tcase(s, bolt);
 

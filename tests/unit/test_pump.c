@@ -213,6 +213,41 @@ START_TEST(test_plan_argv)
 		bc_pump_plan_free(&p);
 	}
 	{
+		/* a client's .dia path is never written here; the job plan
+		 * asks for <jobdir>/out.dia when the BOLT client wants one */
+		char *b[] = { "clang", "--serialize-diagnostics",
+		    "/etc/owned.dia", "-index-store-path", "/etc/idx",
+		    "-ivfsstatcache", "/etc/sc", "-c", "x.c", NULL };
+		struct bc_job_plan jp;
+
+		ck_assert_int_eq(bc_pump_plan_argv(b, 9, "clang", "/R", "/J",
+		    &p, why), BC_OK);
+		joined = bc_strv_join(&p.argv);
+		ck_assert_str_eq(joined, "clang -ffile-prefix-map=/R= -c x.c "
+		    "-o /J/out.o -MMD -MF /J/deps.d -MT x.o");
+		free(joined);
+		bc_pump_plan_free(&p);
+		ck_assert_int_eq(bc_pump_job_plan(b, 9, "clang", "/R", "/J", 0,
+		    &jp, why), BC_OK);
+		ck_assert_ptr_null(jp.dia_name);
+		joined = bc_strv_join(&jp.argv);
+		ck_assert_ptr_null(strstr(joined, "dia"));
+		free(joined);
+		bc_job_plan_free(&jp);
+		ck_assert_int_eq(bc_pump_job_plan(b, 9, "clang", "/R", "/J", 1,
+		    &jp, why), BC_OK);
+		ck_assert_str_eq(jp.dia_name, "out.dia");
+		joined = bc_strv_join(&jp.argv);
+		ck_assert_ptr_nonnull(strstr(joined,
+		    " --serialize-diagnostics /J/out.dia"));
+		ck_assert_ptr_null(strstr(joined, "/etc/"));
+		free(joined);
+		bc_job_plan_free(&jp);
+		/* a value missing is refused */
+		ck_assert_int_eq(bc_pump_plan_argv(b, 2, "clang", "/R", "/J",
+		    &p, why), BC_ERR_DENIED);
+	}
+	{
 		char *b[] = { "cc", "-E", "x.c", NULL };
 		char *c[] = { "cc", "x.c", NULL };
 		char *d[] = { "cc", "-c", "x.c", "-o", NULL };

@@ -85,20 +85,28 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
-/* A cache hit: NEED 0 and the reply in one go, CHIT with the mark. */
+/* A cache hit: NEED 0 and the reply in one go, CHIT with the mark, the
+ * stored .dia as DIAG after DOTD only when the client asked for one. */
 START_TEST(test_hit_reply)
 {
 	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
-	struct bc_buf z[5], serr, sout, doto, dotd;
+	struct bc_buf z[5];
+	struct bc_reply rep;
 	const void *zp[5];
 	size_t zn[5], k;
-	const char *plain[5] = { "warning\n", "", "OBJ", NULL, "o: a.c\n" };
-	uint32_t *idx = NULL, st = 1;
+	const char *plain[5] = { "warning\n", "", "OBJ", "DIAG-bytes",
+	    "o: a.c\n" };
+	uint32_t *idx = NULL;
 	char err[BC_ERRLEN], *msg = NULL;
 	struct bc_io io;
-	int fds[2], i, mark, hit;
+	int fds[2], i, mark, wd, og;
+	uint32_t flags;
 
-	for (mark = 0; mark <= 1; mark++) {
+	for (mark = 0; mark <= 7; mark++) {
+		wd = (mark >> 1) & 1;
+		og = mark >> 2;
+		flags = ((mark & 1) ? BC_FLAG_HIT_MARK : 0) |
+		    (wd ? BC_FLAG_WANT_DIA : 0) | (og ? BC_FLAG_ORIGIN : 0);
 		for (i = 0; i < 5; i++) {
 			bc_buf_init(&z[i], BC_BUF_CEILING);
 			if (plain[i] != NULL && plain[i][0] != '\0')
@@ -108,8 +116,8 @@ START_TEST(test_hit_reply)
 			zn[i] = bc_buf_len(&z[i]);
 		}
 		bc_buf_reset(&b);
-		ck_assert_int_eq(bc_pumpx_write_hit(&b, mark, zp, zn, err),
-		    BC_OK);
+		ck_assert_int_eq(bc_pumpx_write_hit(&b, flags,
+		    "0123456789abcdef", zp, zn, err), BC_OK);
 		ck_assert_int_eq(pipe(fds), 0);
 		ck_assert(write(fds[1], bc_buf_data(&b), bc_buf_len(&b)) ==
 		    (ssize_t)bc_buf_len(&b));
@@ -118,31 +126,84 @@ START_TEST(test_hit_reply)
 		ck_assert_int_eq(bc_pumpx_read_need(&io, 3, &idx, &k, &msg,
 		    err), BC_OK);
 		ck_assert_uint_eq(k, 0);
-		bc_buf_init(&serr, BC_MAX_STDERR);
-		bc_buf_init(&sout, BC_MAX_STDOUT);
-		bc_buf_init(&doto, BC_MAX_OBJECT);
-		bc_buf_init(&dotd, BC_MAX_DOTD);
-		hit = 0;
-		ck_assert_int_eq(bc_pumpx_read_reply(&io, &st, &serr, &sout,
-		    &doto, &dotd, &hit, &msg, err), BC_OK);
-		ck_assert_int_eq(hit, mark);
-		ck_assert_uint_eq(st, 0);
-		ck_assert_uint_eq(bc_buf_len(&serr), 8);
-		ck_assert(memcmp(bc_buf_data(&serr), "warning\n", 8) == 0);
-		ck_assert_uint_eq(bc_buf_len(&sout), 0);
-		ck_assert_uint_eq(bc_buf_len(&doto), 3);
-		ck_assert_uint_eq(bc_buf_len(&dotd), 7);
-		ck_assert(memcmp(bc_buf_data(&dotd), "o: a.c\n", 7) == 0);
+		bc_reply_init(&rep);
+		rep.status = 1;
+		ck_assert_int_eq(bc_pumpx_read_reply(&io, &rep, wd, &msg, err),
+		    BC_OK);
+		ck_assert_int_eq(rep.cache_hit, mark & 1);
+		/* ORIG only after CHIT, only when asked for */
+		ck_assert_int_eq(rep.has_origin, (mark & 1) && og);
+		if (rep.has_origin)
+			ck_assert_str_eq(rep.origin, "0123456789abcdef");
+		ck_assert_uint_eq(rep.status, 0);
+		ck_assert_uint_eq(bc_buf_len(&rep.serr), 8);
+		ck_assert(memcmp(bc_buf_data(&rep.serr), "warning\n", 8) == 0);
+		ck_assert_uint_eq(bc_buf_len(&rep.sout), 0);
+		ck_assert_uint_eq(bc_buf_len(&rep.doto), 3);
+		ck_assert_uint_eq(bc_buf_len(&rep.dotd), 7);
+		ck_assert(memcmp(bc_buf_data(&rep.dotd), "o: a.c\n", 7) == 0);
+		ck_assert_uint_eq(bc_buf_len(&rep.dia), wd ? 10 : 0);
+		if (wd)
+			ck_assert(memcmp(bc_buf_data(&rep.dia), "DIAG-bytes",
+			    10) == 0);
+		/* nothing after the last section */
+		ck_assert_int_eq(read(fds[0], err, 1), 0);
 		close(fds[0]);
 		free(idx);
-		bc_buf_free(&serr);
-		bc_buf_free(&sout);
-		bc_buf_free(&doto);
-		bc_buf_free(&dotd);
+		bc_reply_free(&rep);
 		for (i = 0; i < 5; i++)
 			bc_buf_free(&z[i]);
 	}
 	bc_buf_free(&b);
+}
+END_TEST
+
+/* A compile's reply: DIAG after DOTD when asked for, also on a failed
+ * compile (Xcode reads the .dia then), and none otherwise. */
+START_TEST(test_reply_dia)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_buf serr = BC_BUF_INIT(64), sout = BC_BUF_INIT(64);
+	struct bc_buf doto = BC_BUF_INIT(64), dotd = BC_BUF_INIT(64);
+	struct bc_buf dia = BC_BUF_INIT(64);
+	struct bc_reply rep;
+	uint32_t status;
+	char err[BC_ERRLEN], *msg = NULL;
+	struct bc_io io;
+	int fds[2], i, wd;
+
+	ck_assert_int_eq(bc_buf_put_str(&serr, "e.c:1: error\n"), BC_OK);
+	ck_assert_int_eq(bc_buf_put_str(&doto, "OBJ"), BC_OK);
+	ck_assert_int_eq(bc_buf_put_str(&dotd, "o: e.c\n"), BC_OK);
+	ck_assert_int_eq(bc_buf_put_str(&dia, "DIA"), BC_OK);
+	for (i = 0; i < 4; i++) {
+		status = (i & 1) ? 256 : 0;
+		wd = i >> 1;
+		bc_buf_reset(&b);
+		ck_assert_int_eq(bc_pumpx_write_reply(&b, status, &serr, &sout,
+		    &doto, &dotd, wd ? &dia : NULL, err), BC_OK);
+		ck_assert_int_eq(pipe(fds), 0);
+		ck_assert(write(fds[1], bc_buf_data(&b), bc_buf_len(&b)) ==
+		    (ssize_t)bc_buf_len(&b));
+		close(fds[1]);
+		bc_io_init(&io, fds[0], -1, 5000);
+		bc_reply_init(&rep);
+		ck_assert_int_eq(bc_pumpx_read_reply(&io, &rep, wd, &msg, err),
+		    BC_OK);
+		ck_assert_uint_eq(rep.status, status);
+		ck_assert_int_eq(rep.cache_hit, 0);
+		ck_assert_uint_eq(bc_buf_len(&rep.doto), status ? 0 : 3);
+		ck_assert_uint_eq(bc_buf_len(&rep.dia), wd ? 3 : 0);
+		ck_assert_int_eq(read(fds[0], err, 1), 0);
+		close(fds[0]);
+		bc_reply_free(&rep);
+	}
+	bc_buf_free(&b);
+	bc_buf_free(&serr);
+	bc_buf_free(&sout);
+	bc_buf_free(&doto);
+	bc_buf_free(&dotd);
+	bc_buf_free(&dia);
 }
 END_TEST
 
@@ -511,8 +572,54 @@ START_TEST(test_prepare)
 	for (i = p.nfiles; i < p.n; i++)
 		ck_assert_int_eq(p.v[i].kind, BC_CPUMP_MARKER_FILE);
 	ck_assert_uint_ge(p.n - p.nfiles, 2);
+	ck_assert_uint_eq(p.flags, 0);
 	bc_cpump_free(&p);
 	bc_plan_free(&plan);
+
+	/* Xcode's .dia, index store and stat cache never leave the
+	 * client: the .dia is asked for with FLAG WANT_DIA (not toward a
+	 * stock distccd); a profile for -fprofile-instr-use is shipped */
+	{
+		struct bc_strv x = BC_STRV_INIT;
+		static const char *const xa[] = { "clang", "-Iinc",
+		    "--serialize-diagnostics", "/x/m.dia", "-index-store-path",
+		    "/x/idx", "-ivfsstatcache", "/x/sc", "-fprofile-instr-use="
+		    "p.profdata", "-c", "m.c", NULL };
+		char *joined;
+
+		put("p.profdata", "profile bytes");
+		for (i = 0; xa[i] != NULL; i++)
+			bc_strv_push(&x, xa[i]);
+		ck_assert_int_eq(bc_args_classify(&x, &plan, err), BC_OK);
+		ck_assert_str_eq(plan.pump_only, "profile-use");
+		bc_cpump_init(&p);
+		ck_assert_int_eq(bc_cpump_prepare(&p, &plan, &x, NULL, cwd,
+		    NULL, 1, &fb, err), BC_OK);
+		joined = bc_strv_join(&p.argv);
+		ck_assert_str_eq(joined, "clang -Iinc "
+		    "-fprofile-instr-use=p.profdata -c m.c -o m.o");
+		free(joined);
+		ck_assert_uint_eq(p.flags, BC_FLAG_WANT_DIA);
+		for (i = 0; i < p.nfiles; i++)
+			if (bc_str_has_suffix(p.v[i].name, "/src/p.profdata"))
+				break;
+		ck_assert_uint_lt(i, p.nfiles);
+		bc_cpump_free(&p);
+		bc_cpump_init(&p);
+		ck_assert_int_eq(bc_cpump_prepare(&p, &plan, &x, NULL, cwd,
+		    NULL, 0, &fb, err), BC_ERR_NOTSUP);
+		ck_assert_str_eq(fb, "serialize-diagnostics");
+		bc_cpump_free(&p);
+		/* a profile that is not a file: no pump mode */
+		(void)unlink("p.profdata");
+		bc_cpump_init(&p);
+		ck_assert_int_eq(bc_cpump_prepare(&p, &plan, &x, NULL, cwd,
+		    NULL, 1, &fb, err), BC_ERR_NOTSUP);
+		ck_assert_str_eq(fb, "profile-not-a-file");
+		bc_cpump_free(&p);
+		bc_plan_free(&plan);
+		bc_strv_free(&x);
+	}
 
 	/* computed include: plain mode, by reason */
 	put("m.c", "#define H A_H\n#include H\n");
@@ -588,6 +695,7 @@ suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_hit_reply);
+	tcase_add_test(tc, test_reply_dia);
 	tcase_add_test(tc, test_key_agrees);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_body);
