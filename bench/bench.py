@@ -15,6 +15,7 @@ stopped at the end.  Nothing here is part of `make check`.
 """
 import glob
 import os
+import re
 import resource
 import shutil
 import socket
@@ -291,12 +292,15 @@ def target_lines(rows, base, cbase):
 
 
 # ------------------------------------------------------------- part B
-def fetch_lua(tmp):
-    """Lua 5.4 from Debian's source package; None if it cannot be fetched."""
+def fetch_source(pkg, probe, what):
+    """Debian's source package pkg, unpacked under build/bench-cache (the
+    first directory matching the glob probe); every version the archive
+    lists is tried, since a mirror may list one whose files it lacks.
+    (dir, description) or None."""
     cache = os.path.join(ROOT, "build", "bench-cache")
-    hits = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lapi.c"))
+    hits = glob.glob(os.path.join(cache, probe))
     if hits:
-        return os.path.dirname(hits[0]), "Lua 5.4 (cached Debian source)"
+        return os.path.dirname(hits[0]), what + " (cached Debian source)"
     if os.environ.get("BENCH_FETCH", "1") == "0" or not shutil.which("apt-get"):
         return None
     added = None
@@ -310,7 +314,7 @@ def fetch_lua(tmp):
         if "deb-src" not in srcs and os.getuid() == 0:
             added = "/etc/apt/sources.list.d/boltcc-bench-src.sources"
             with open(added, "w") as f:
-                f.write("# added by boltcc bench/run.sh to fetch lua5.4 sources\n"
+                f.write("# added by boltcc bench/run.sh to fetch sources\n"
                         "Types: deb-src\nURIs: http://deb.debian.org/debian\n"
                         "Suites: bookworm\nComponents: main\n"
                         "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n")
@@ -321,24 +325,46 @@ def fetch_lua(tmp):
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            timeout=300)
         os.makedirs(cache, exist_ok=True)
-        r = subprocess.run(["apt-get", "source", "-q", "lua5.4"], cwd=cache,
+        shown = subprocess.run(["apt-cache", "showsrc", pkg], capture_output=True,
+                               text=True, timeout=60).stdout
+        versions = sorted(set(re.findall(r"^Version: (\S+)", shown, re.M)),
+                          reverse=True)
+        for spec in [pkg] + ["%s=%s" % (pkg, v) for v in versions]:
+            subprocess.run(["apt-get", "source", "-q", spec], cwd=cache,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            timeout=300)
-        if r.returncode != 0:
-            return None
+            if glob.glob(os.path.join(cache, probe)):
+                break
     except (OSError, subprocess.TimeoutExpired):
         return None
     finally:
         if added:
             os.unlink(added)
-    hits = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lapi.c"))
+    hits = glob.glob(os.path.join(cache, probe))
     if hits:
-        return os.path.dirname(hits[0]), "Lua 5.4 (Debian source package)"
+        return os.path.dirname(hits[0]), what + " (Debian source package)"
     return None
 
 
+def fetch_lua(tmp):
+    """Lua 5.4 from Debian's source package; None if it cannot be fetched."""
+    return fetch_source("lua5.4", os.path.join("lua5.4-*", "src", "lapi.c"),
+                        "Lua 5.4")
+
+
+# zlib's static library, as its Makefile builds it
+ZLIB_SOURCES = ["adler32.c", "compress.c", "crc32.c", "deflate.c", "gzclose.c",
+                "gzlib.c", "gzread.c", "gzwrite.c", "infback.c", "inffast.c",
+                "inflate.c", "inftrees.c", "trees.c", "uncompr.c", "zutil.c"]
+
+
 def project(tmp):
-    """(source dir, list of .c, extra CFLAGS, description)"""
+    """(source dir, list of .c, extra CFLAGS, description); BENCH_PROJECT
+    picks zlib (its 15 library sources) or lua (the default)"""
+    if os.environ.get("BENCH_PROJECT", "lua") == "zlib":
+        z = fetch_source("zlib", os.path.join("zlib-*", "deflate.c"), "zlib")
+        if z:
+            return z[0], list(ZLIB_SOURCES), "-D_LARGEFILE64_SOURCE=1", z[1]
     lua = fetch_lua(tmp)
     if lua:
         d, desc = lua

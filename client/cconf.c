@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "client/cconf.h"
 #include "client/cfgfile.h"
+#include "client/hitcache.h"
 
 #define DEFAULT_BACKOFF 60
 #define DEFAULT_IO_TIMEOUT 300
@@ -99,6 +100,7 @@ load_dir(struct bc_cconf *c)
 	}
 	c->lockdir = xasprintf("%s/lock", c->dir);
 	c->statedir = xasprintf("%s/state", c->dir);
+	c->hitdir = xasprintf("%s/hits", c->dir);
 }
 
 static int
@@ -177,6 +179,24 @@ env_int(struct bc_cconf *c, const char *name, long long min, long long max,
 	return (int)x;
 }
 
+/* A size (500M, 2G, 0 = off); a bad one is warned about, def used. */
+static uint64_t
+env_size(struct bc_cconf *c, const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	uint64_t x;
+
+	if (v == NULL || *v == '\0')
+		return def;
+	if (bc_parse_size(v, 0, &x) != BC_OK) {
+		bc_strv_push_owned(&c->warnings, xasprintf("%s='%s' is not a "
+		    "size like 500M or 2G (0: off); using the default", name,
+		    v));
+		return def;
+	}
+	return x;
+}
+
 void
 bc_cconf_load(struct bc_cconf *c)
 {
@@ -215,6 +235,8 @@ bc_cconf_load(struct bc_cconf *c)
 	}
 	c->stats_port = env_int(c, "BOLTCC_STATS_PORT", 1, 65535, 0, &bad);
 	c->cache = env_bool(c, "BOLTCC_CACHE", 1);
+	c->local_cache_size = env_size(c, "BOLTCC_LOCAL_CACHE_SIZE",
+	    BC_HITCACHE_DEFAULT_SIZE);
 	c->pump = env_bool(c, "BOLTCC_PUMP", 1);
 	c->plain_debug = env_bool(c, "BOLTCC_PLAIN_DEBUG", -1);
 
@@ -228,6 +250,7 @@ bc_cconf_free(struct bc_cconf *c)
 	free(c->dir);
 	free(c->lockdir);
 	free(c->statedir);
+	free(c->hitdir);
 	free(c->hosts_text);
 	free(c->hosts_origin);
 	free(c->log_file);

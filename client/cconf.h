@@ -10,6 +10,8 @@
 #ifndef BC_CCONF_H
 #define BC_CCONF_H
 
+#include <stdint.h>
+
 #include "common/util.h"
 
 struct bc_cconf {
@@ -18,6 +20,7 @@ struct bc_cconf {
 	int dir_ok;		/* exists (or was created) as a directory */
 	char *lockdir;		/* dir/lock */
 	char *statedir;		/* dir/state */
+	char *hitdir;		/* dir/hits: the local tier (hitcache.h) */
 
 	char *hosts_text;	/* NULL = no host list anywhere */
 	char *hosts_origin;	/* "BOLTCC_HOSTS", a file name, ... */
@@ -33,6 +36,8 @@ struct bc_cconf {
 	int stats_port;		/* BOLTCC_STATS_PORT or 0 = by convention */
 	int cache;		/* BOLTCC_CACHE (default 1): ask the hosts'
 				 * artifact caches (doc/cache.md) */
+	uint64_t local_cache_size;	/* BOLTCC_LOCAL_CACHE_SIZE (512M; 0:
+				 * no local tier, client/hitcache.h) */
 	int pump;		/* BOLTCC_PUMP (default 1): BOLT pump toward
 				 * boltccd hosts not written ,plain */
 	int plain_debug;	/* BOLTCC_PLAIN_DEBUG: 1 lets any job with

@@ -24,6 +24,7 @@
 
 #include "common/err.h"
 #include "cache/key.h"
+#include "client/hitcache.h"
 #include "common/exitcode.h"
 #include "common/hash.h"
 #include "common/hosts.h"
@@ -593,6 +594,50 @@ lookup_route(struct job *j, const struct bc_hostlist *hl, const char *key,
 	return 1;
 }
 
+/*
+ * The local tier (client/hitcache.h): the outputs of key for this very
+ * command in this directory, if this machine kept them.  1 with rep
+ * filled (initialised here) on a hit.
+ */
+static int
+local_get(struct job *j, const char *key, struct bc_reply *rep)
+{
+	char lkey[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+	int r;
+
+	if (j->cfg->local_cache_size == 0 || j->cfg->cwd == NULL)
+		return 0;
+	bc_hitcache_key(key, j->cfg->cwd, &j->argv, lkey);
+	bc_reply_init(rep);
+	r = bc_hitcache_get(j->cfg->hitdir, lkey, rep, err);
+	if (r == BC_OK) {
+		bc_debug("local cache hit %.16s for %s", key, j->plan.source);
+		bc_cstats_add(&j->stats, "cache_hits_local", 1);
+		return 1;
+	}
+	bc_reply_free(rep);
+	if (r == BC_ERR_CORRUPT) {
+		bc_warn("%s", err);
+		bc_cstats_add(&j->stats, "local_cache_corrupt", 1);
+	}
+	return 0;
+}
+
+/* Keep a successful result of key in the local tier (best effort). */
+static void
+local_put(struct job *j, const char *key, const struct bc_reply *rep)
+{
+	char lkey[BC_HASH_HEXLEN + 1], err[BC_ERRLEN];
+
+	if (j->cfg->local_cache_size == 0 || j->cfg->cwd == NULL ||
+	    key[0] == '\0' || rep->status != 0)
+		return;
+	bc_hitcache_key(key, j->cfg->cwd, &j->argv, lkey);
+	if (bc_hitcache_put(j->cfg->hitdir, j->cfg->local_cache_size, lkey,
+	    rep, err) != BC_OK)
+		bc_debug("local cache: %s", err);
+}
+
 /* Count a hit, and whether another working directory stored its entry
  * (the daemon's ORIG, asked for with FLAG_ORIGIN). */
 static void
@@ -656,6 +701,12 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 	in.doti_len = bc_buf_len(doti);
 	bc_cache_key(&in, key);
 	memcpy(j->cache_key, key, sizeof(key));
+	if (local_get(j, key, &rep)) {
+		if (hit_done(j, &rep, write_outputs(j, &rep, err), err, rc) ==
+		    0)
+			direct_record(j, doti);
+		return 1;
+	}
 	if (!lookup_route(j, hl, key, here, owner, inl, &rep, &res))
 		return 0;
 	if (j->plan.dia_file != NULL && bc_buf_len(&rep.dia) == 0) {
@@ -665,6 +716,7 @@ cache_lookup(struct job *j, const struct bc_hostlist *hl,
 	}
 	bc_debug("cache hit %.16s on %s for %s", key,
 	    host_label(&hl->v[res.hit_host]), j->plan.source);
+	local_put(j, key, &rep);
 	if (hit_done(j, &rep, write_outputs(j, &rep, err), err, rc) == 0)
 		direct_record(j, doti);
 	return 1;
@@ -689,6 +741,14 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 	*inl = 0;
 	if (!job_identity(j) || bc_cpumpx_key(p, j->ident, key) != BC_OK)
 		return 0;
+	memcpy(j->cache_key, key, sizeof(key));
+	if (local_get(j, key, &rep)) {
+		r = write_outputs(j, &rep, err);
+		if (r == BC_OK)
+			r = bc_cpump_write_deps(p, &rep, err);
+		(void)hit_done(j, &rep, r, err, rc);
+		return 1;
+	}
 	p->identity = j->ident;	/* the daemon refuses a different compiler */
 	r = lookup_route(j, hl, key, here, owner, inl, &rep, &res);
 	/* the pump request asks itself (inline) or says it was asked */
@@ -703,6 +763,8 @@ pump_lookup(struct job *j, const struct bc_hostlist *hl, struct bc_cpump *p,
 		r = write_outputs(j, &rep, err);
 	if (r == BC_OK)
 		r = bc_cpump_write_deps(p, &rep, err);
+	if (r == BC_OK)
+		local_put(j, key, &rep);
 	(void)hit_done(j, &rep, r, err, rc);
 	return 1;
 }
@@ -731,6 +793,8 @@ direct_lookup(struct job *j, const struct bc_hostlist *hl, int *rc)
 	if (bc_direct_get(&j->direct, key, &dotd, &cpperr) != BC_OK ||
 	    (j->plan.dia_file != NULL && bc_buf_len(&cpperr) > 0))
 		goto out;
+	if (local_get(j, key, &rep))
+		goto hit;
 	cand = cache_candidates(j, hl);
 	owner = bc_lookup_owner(hl, cand, key);
 	if (owner < 0) {
@@ -748,8 +812,10 @@ direct_lookup(struct job *j, const struct bc_hostlist *hl, int *rc)
 		memcpy(j->missed_key, key, sizeof(key));
 		goto out;
 	}
-	done = 1;
 	bc_debug("cache hit %.16s (direct) for %s", key, j->plan.source);
+	local_put(j, key, &rep);
+hit:
+	done = 1;
 	r = write_outputs(j, &rep, err);
 	if (r == BC_OK && j->plan.dep_wanted && j->plan.dep_file != NULL &&
 	    bc_buf_len(&dotd) > 0)
@@ -1191,6 +1257,8 @@ run_remote(struct job *j)
 			r = write_outputs(j, &rep, err);
 			if (r == BC_OK && pumping)
 				r = bc_cpump_write_deps(&pump, &rep, err);
+			if (r == BC_OK && proto == BC_PROTO_BOLT && looked_up)
+				local_put(j, j->cache_key, &rep);
 			if (r != BC_OK) {
 				bc_reply_free(&rep);
 				fprintf(stderr, "boltcc: error: %s\n", err);

@@ -35,6 +35,8 @@ bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms)
 	io->bytes_out = 0;
 	io->beat_timeout_ms = 0;
 	io->beats = 0;
+	io->rpos = 0;
+	io->rlen = 0;
 }
 
 int64_t
@@ -116,9 +118,29 @@ bc_io_read_full(struct bc_io *io, void *p, size_t n, char *err)
 	int rc;
 
 	while (got < n) {
+		if (io->rpos < io->rlen) {	/* read ahead before */
+			size_t k = io->rlen - io->rpos;
+
+			if (k > n - got)
+				k = n - got;
+			memcpy(s + got, io->rbuf + io->rpos, k);
+			io->rpos += k;
+			got += k;
+			continue;
+		}
 		if ((rc = io_wait(io, io->rfd, POLLIN, "reading", err)) != BC_OK)
 			return rc;
-		r = read(io->rfd, s + got, n - got);
+		if (n - got < sizeof(io->rbuf)) {
+			/* a small packet: take whatever else is there too */
+			r = read(io->rfd, io->rbuf, sizeof(io->rbuf));
+			if (r > 0) {
+				io->rpos = 0;
+				io->rlen = (size_t)r;
+				io->bytes_in += (uint64_t)r;
+				continue;
+			}
+		} else
+			r = read(io->rfd, s + got, n - got);
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN ||
 			    errno == EWOULDBLOCK)
@@ -252,6 +274,17 @@ bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
 			rc = bc_seterr(err, rc, "cannot store body of %lu "
 			    "bytes: %s", (unsigned long)len, bc_strerror(rc));
 			goto fail;
+		}
+		if (io->rpos < io->rlen) {	/* read ahead before */
+			size_t k = io->rlen - io->rpos;
+
+			if (k > want)
+				k = want;
+			memcpy(w, io->rbuf + io->rpos, k);
+			io->rpos += k;
+			(void)bc_buf_commit(out, k);
+			got += k;
+			continue;
 		}
 		if ((rc = io_wait(io, io->rfd, POLLIN, "reading body",
 		    err)) != BC_OK)

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include "buf.h"
 
+/* Bytes bc_io_read_full reads ahead at most (one read). */
+#define BC_IO_READ_AHEAD 8192
+
 struct bc_io {
 	int rfd;
 	int wfd;
@@ -25,6 +28,11 @@ struct bc_io {
 	 * io_timeout_ms to this (0 = leave it) */
 	int beat_timeout_ms;
 	uint32_t beats;		/* BEATs skipped by bc_io_read_hdr_beat */
+	/* read-ahead: bytes read from rfd and not yet consumed, so that a
+	 * message of many small packets costs a read, not a read (and a
+	 * poll) per packet; rfd is then not read by anyone else */
+	size_t rpos, rlen;
+	uint8_t rbuf[BC_IO_READ_AHEAD];
 };
 
 /* BEATs read before one reply; the job deadline bounds them anyway. */

@@ -584,6 +584,35 @@ bc_parse_int(const char *s, long long min, long long max, long long *out)
 }
 
 int
+bc_parse_size(const char *s, uint64_t min, uint64_t *out)
+{
+	char num[32];
+	size_t n = s != NULL ? strlen(s) : 0;
+	unsigned shift = 0;
+	long long v;
+	int r;
+
+	if (n == 0 || n >= sizeof(num))
+		return BC_ERR_INVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	default: break;
+	}
+	if (shift != 0)
+		num[n - 1] = '\0';
+	if ((r = bc_parse_int(num, 0, (1LL << 50) >> shift, &v)) != BC_OK)
+		return r;
+	if (((uint64_t)v << shift) < min)
+		return BC_ERR_LIMIT;
+	*out = (uint64_t)v << shift;
+	return BC_OK;
+}
+
+int
 bc_ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -65,6 +65,10 @@ int bc_str_has_suffix(const char *s, const char *suffix);
 
 /* Parse a decimal integer in [min,max] from all of s (strtonum-like). */
 int bc_parse_int(const char *s, long long min, long long max, long long *out);
+/* A size: a decimal number of bytes with an optional K, M, G or T suffix
+ * (powers of 1024), at least min and at most 2^50; BC_ERR_INVAL or
+ * BC_ERR_LIMIT otherwise. */
+int bc_parse_size(const char *s, uint64_t min, uint64_t *out);
 
 /* Number of online CPUs (at least 1). */
 int bc_ncpus(void);

@@ -280,27 +280,8 @@ opt_cache_dir(struct opts *o, const char *a, char *err)
 static int
 opt_cache_size(struct opts *o, const char *a, char *err)
 {
-	char num[32];
-	size_t n = strlen(a);
-	unsigned shift = 0;
-	long long v;
-
-	if (n > 0 && n < sizeof(num)) {
-		memcpy(num, a, n + 1);
-		switch (num[n - 1]) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		case 't': case 'T': shift = 40; break;
-		default: break;
-		}
-		if (shift != 0)
-			num[n - 1] = '\0';
-		if (bc_parse_int(num, 1, (1LL << 50) >> shift, &v) == BC_OK) {
-			o->sc->cache_size = (uint64_t)v << shift;
-			return BC_OK;
-		}
-	}
+	if (bc_parse_size(a, 1, &o->sc->cache_size) == BC_OK)
+		return BC_OK;
 	return bc_seterr(err, BC_ERR_INVAL,
 	    "--cache-size: '%s' is not a size like 500M or 4G", a);
 }

@@ -104,10 +104,12 @@ for MODE in pump plain; do
 	check "$MODE warning: warning text shown" grep -q "unused variable" "$T/err.txt"
 
 	# The same job again (boltccd may answer from its artifact cache): still
-	# counted, still the same object.
+	# counted, still the same object.  (Without BOLTCC_LOCAL_CACHE_SIZE=0
+	# this machine's local tier answers it: t_hitcache.sh.)
 	rm -f r2.o
 	before=$(ok_count)
-	DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc -O2 -g0 -c "hello_v1.c" -o r2.o 2>"$T/err.txt"
+	BOLTCC_LOCAL_CACHE_SIZE=0 DISTCC_FALLBACK=0 timeout 60 "$BOLTCC" gcc \
+		-O2 -g0 -c "hello_v1.c" -o r2.o 2>"$T/err.txt"
 	rc=$?
 	gcc -O2 -g0 -c hello_v1.c -o l2.o
 	after=$(dstat_above "$DSPORT" dcc_compile_ok "$before")

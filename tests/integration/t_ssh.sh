@@ -22,6 +22,10 @@
 #    (a channel per job, the refusal remembered); hostile frames written
 #    to boltccd --mux by muxdrive.py.
 . "$(dirname "$0")/lib.sh"
+# the farm's side is under test: this machine's local tier of the cache
+# would answer repeated jobs before they reach it (t_hitcache.sh)
+BOLTCC_LOCAL_CACHE_SIZE=0
+export BOLTCC_LOCAL_CACHE_SIZE
 need_binaries
 need_tool gcc ssh-keygen
 SSHD=/usr/sbin/sshd
