@@ -334,6 +334,27 @@ seeds_proto(void)
 	die_on(bc_proto_write_reply(&b, &req, &rep, err), "locn", err);
 	put_buf("proto", "bolt-locate-locn", &b);
 	bc_reply_free(&rep);
+	/* FLAG_ORIGIN: the client's origin in a LOCATE and a LOOKUPF, the
+	 * storer's in a hit */
+	req.flags = BC_FLAG_ORIGIN;
+	req.origin = xstrdup("0123456789abcdef");
+	bc_buf_reset(&b);
+	die_on(bc_proto_write_request_head(&b, &req, err), "locate origin",
+	    err);
+	put_buf("proto", "bolt-locate-origin-request", &b);
+	req.kind = BC_RQST_LOOKUPF;
+	bc_buf_reset(&b);
+	die_on(bc_proto_write_request_head(&b, &req, err), "lookupf", err);
+	put_buf("proto", "bolt-lookupf-request", &b);
+	{
+		const void *z[5] = { NULL, NULL, NULL, NULL, NULL };
+		size_t zn[5] = { 0, 0, 0, 0, 0 };
+
+		bc_buf_reset(&b);
+		die_on(bc_proto_write_reply_zstd(&b, &req, "fedcba9876543210",
+		    z, zn, err), "hit origin", err);
+		put_buf("proto", "bolt-lookup-hit-origin", &b);
+	}
 	bc_request_free(&req);
 	bc_buf_free(&b);
 }
