@@ -873,6 +873,34 @@ bc_cache_has(struct bc_cache *c, const char *key)
 }
 
 int
+bc_cache_lookup_blob(struct bc_cache *c, const char *key,
+    struct bc_cache_blob *b, char *err)
+{
+	struct bc_buf raw;
+	char *path, sub[BC_ERRLEN];
+	int r;
+
+	bc_cache_blob_free(b);
+	if (!bc_hash_is_hex(key))
+		return bc_seterr(err, BC_ERR_INVAL, "bad cache key");
+	path = bc_cache_blob_path(c, key);
+	bc_buf_init(&raw, BC_BUF_CEILING);
+	sub[0] = '\0';
+	r = bc_read_file(path, BC_BUF_CEILING, &raw, sub);
+	free(path);
+	if (r == BC_OK)
+		r = blob_check(bc_buf_data(&raw), bc_buf_len(&raw), b->size,
+		    b->off, b->zlen, &b->compile_ms, b->origin, sub);
+	if (r == BC_OK)
+		bc_buf_move(&b->data, &raw);
+	bc_buf_free(&raw);
+	if (r != BC_OK)
+		return bc_seterr(err, r == BC_ERR_NOENT ? BC_ERR_NOENT :
+		    BC_ERR_CORRUPT, "%s", sub);
+	return BC_OK;
+}
+
+int
 bc_cache_lookup(struct bc_cache *c, const char *key, struct bc_cache_blob *b,
     char *err)
 {

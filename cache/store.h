@@ -172,6 +172,11 @@ int bc_cache_get(struct bc_cache *c, const char *key, int count,
  */
 int bc_cache_lookup(struct bc_cache *c, const char *key,
     struct bc_cache_blob *b, char *err);
+/* bc_cache_lookup without the index: the blob file alone, verified (its
+ * checksum covers every byte).  BC_OK, BC_ERR_NOENT, or BC_ERR_CORRUPT
+ * (nothing dropped or counted: ask bc_cache_lookup then, which does). */
+int bc_cache_lookup_blob(struct bc_cache *c, const char *key,
+    struct bc_cache_blob *b, char *err);
 /* bc_cache_touch for a hit asked from origin (bc_cache_origin, or
  * NULL): a hit on an entry stored from another directory also counts
  * hits_other_checkout. */

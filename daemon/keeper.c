@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,22 +46,47 @@ bc_keeper_store_row(int fd, struct bc_cache *c,
 	return bc_cache_index_stored(c, row, 1, err);
 }
 
+void
+bc_keeper_touch(int fd, struct bc_cache *c, const char *key, int count,
+    int hit, int64_t compile_ms, const char *origin)
+{
+	struct bc_keeper_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = BC_KEEP_TOUCH;
+	snprintf(r.u.touch.key, sizeof(r.u.touch.key), "%s", key);
+	snprintf(r.u.touch.origin, sizeof(r.u.touch.origin), "%s",
+	    origin != NULL ? origin : "");
+	r.u.touch.count = count;
+	r.u.touch.hit = hit;
+	r.u.touch.compile_ms = compile_ms;
+	if (bc_keeper_send(fd, &r) != 0)
+		bc_cache_touch_from(c, key, count, hit, compile_ms, origin);
+}
+
 struct batch {
 	struct bc_cache_loc loc[BC_KEEPER_BATCH];
 	struct bc_cache_stored st[BC_KEEPER_BATCH];
-	size_t nloc, nst;
+	struct bc_keeper_touch tc[BC_KEEPER_BATCH];
+	size_t nloc, nst, ntc;
 };
 
 static void
 flush(struct bc_cache *c, struct batch *b)
 {
 	char e[BC_ERRLEN];
+	size_t i;
 
 	if (b->nloc > 0 && bc_cache_loc_put(c, b->loc, b->nloc, e) != BC_OK)
 		bc_warn("cache: recording key locations: %s", e);
 	if (b->nst > 0 && bc_cache_index_stored(c, b->st, b->nst, e) != BC_OK)
 		bc_warn("cache: indexing %zu stored blobs: %s", b->nst, e);
-	b->nloc = b->nst = 0;
+	/* after the rows: a hit on a blob stored in this batch finds it */
+	for (i = 0; i < b->ntc; i++)
+		bc_cache_touch_from(c, b->tc[i].key, b->tc[i].count,
+		    b->tc[i].hit, b->tc[i].compile_ms,
+		    b->tc[i].origin[0] != '\0' ? b->tc[i].origin : NULL);
+	b->nloc = b->nst = b->ntc = 0;
 }
 
 static void
@@ -125,6 +151,12 @@ bc_keeper_run(struct bc_cache *c, int rfd, int ackfd)
 			case BC_KEEP_STORED:
 				b.st[b.nst++] = r->u.stored;
 				b.st[b.nst - 1].key[BC_HASH_HEXLEN] = '\0';
+				break;
+			case BC_KEEP_TOUCH:
+				b.tc[b.ntc++] = r->u.touch;
+				b.tc[b.ntc - 1].key[BC_HASH_HEXLEN] = '\0';
+				b.tc[b.ntc - 1].origin[BC_CACHE_ORIGIN_LEN] =
+				    '\0';
 				break;
 			case BC_KEEP_SYNC:
 				flush(c, &b);

@@ -23,6 +23,18 @@
 #define BC_KEEP_LOC 1		/* u.loc: a key's location (the parent) */
 #define BC_KEEP_STORED 2	/* u.stored: the row of a stored blob */
 #define BC_KEEP_SYNC 3		/* answer seq when all before are written */
+#define BC_KEEP_TOUCH 4		/* u.touch: a hit a worker served */
+
+/* A hit (or miss) to count, and a hit's LRU refresh: what
+ * bc_cache_touch_from does, done by the keeper so that a worker serving
+ * a hit never opens the index. */
+struct bc_keeper_touch {
+	char key[BC_HASH_HEXLEN + 1];
+	char origin[BC_CACHE_ORIGIN_LEN + 1];	/* the requester's, or "" */
+	int32_t count;		/* BC_CACHE_COUNT_* */
+	int32_t hit;
+	int64_t compile_ms;
+};
 
 struct bc_keeper_rec {
 	uint32_t kind;
@@ -30,6 +42,7 @@ struct bc_keeper_rec {
 	union {
 		struct bc_cache_loc loc;
 		struct bc_cache_stored stored;
+		struct bc_keeper_touch touch;
 	} u;
 };
 
@@ -44,6 +57,11 @@ int bc_keeper_send(int fd, const struct bc_keeper_rec *r);
  * sent (fd < 0, pipe full, keeper gone).  As bc_cache_index_stored. */
 int bc_keeper_store_row(int fd, struct bc_cache *c,
     const struct bc_cache_stored *row, char *err);
+
+/* A worker's bc_cache_touch_from: sent to the keeper on fd, or done here
+ * (c, opening its index) when it cannot be sent. */
+void bc_keeper_touch(int fd, struct bc_cache *c, const char *key, int count,
+    int hit, int64_t compile_ms, const char *origin);
 
 /* The keeper's loop: records from rfd until EOF (every writer closed),
  * SYNC answers to ackfd. */

@@ -980,6 +980,34 @@ START_TEST(test_index_ops)
 	ck_assert_int_eq(bc_cache_get(c, k, 0, &d, err), BC_OK);
 	bc_cache_entry_free(&d);
 	ck_assert_int_eq(bc_cache_get(c, "nothex", 1, &d, err), BC_ERR_INVAL);
+	/* the blob alone, as a worker serving a hit reads it: the same
+	 * sections, nothing counted; a missing or damaged blob is reported,
+	 * not dropped (bc_cache_lookup does that) */
+	{
+		struct bc_cache_blob b;
+		struct bc_buf raw = BC_BUF_INIT(BC_BUF_CEILING);
+
+		bc_cache_blob_init(&b);
+		ck_assert_int_eq(bc_cache_lookup_blob(c, k, &b, err), BC_OK);
+		ck_assert_int_eq(bc_cache_blob_expand(&b, &d, err), BC_OK);
+		ck_assert(entries_equal(&e, &d));
+		bc_cache_entry_free(&d);
+		ck_assert_int_eq(bc_cache_lookup_blob(c, k2, &b, err),
+		    BC_ERR_NOENT);
+		ck_assert_int_eq(bc_read_file(p, BC_BUF_CEILING, &raw, err),
+		    BC_OK);
+		((uint8_t *)raw.data)[bc_buf_len(&raw) - 1] ^= 1;
+		ck_assert_int_eq(bc_write_file_atomic(p, bc_buf_data(&raw),
+		    bc_buf_len(&raw), 0600, err), BC_OK);
+		ck_assert_int_eq(bc_cache_lookup_blob(c, k, &b, err),
+		    BC_ERR_CORRUPT);
+		ck_assert_int_eq(stat(p, &sb), 0);	/* still there */
+		((uint8_t *)raw.data)[bc_buf_len(&raw) - 1] ^= 1;
+		ck_assert_int_eq(bc_write_file_atomic(p, bc_buf_data(&raw),
+		    bc_buf_len(&raw), 0600, err), BC_OK);
+		bc_buf_free(&raw);
+		bc_cache_blob_free(&b);
+	}
 	ck_assert_int_eq(bc_cache_count(c, "uncacheable:compile-error", 2),
 	    BC_OK);
 	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);

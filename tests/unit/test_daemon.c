@@ -1169,6 +1169,35 @@ START_TEST(test_keeper)
 		    bc_buf_data(&ec.obj), 700), 0);
 		bc_cache_entry_free(&got);
 	}
+	/* hits a worker served: the keeper counts them (a hit from another
+	 * directory too) and refreshes the entry; with no keeper, here */
+	{
+		struct bc_cache_stats s2;
+		struct pollfd pf;
+		uint32_t last = 0;
+		int r = 0, tries = 0;
+
+		ck_assert_int_eq(bc_cache_stats(c, &st, err), BC_OK);
+		bc_keeper_touch(p[1], c, ka, BC_CACHE_COUNT_ALL, 1, 250, NULL);
+		bc_keeper_touch(p[1], c, kb, BC_CACHE_COUNT_ALL, 1, 50,
+		    "0123456789abcdef");
+		ck_assert_int_eq(bc_keeper_sync(p[1], 9), 0);
+		while (r == 0 && tries++ < 100) {
+			pf.fd = a[0];
+			pf.events = POLLIN;
+			(void)poll(&pf, 1, 100);
+			r = bc_keeper_acks(a[0], &last);
+			if (r == 1 && !BC_KEEPER_DONE(9, last))
+				r = 0;
+		}
+		ck_assert_int_eq(r, 1);
+		ck_assert_int_eq(bc_cache_stats(c, &s2, err), BC_OK);
+		ck_assert_uint_eq(s2.hits, st.hits + 2);
+		ck_assert_uint_eq(s2.time_saved_ms, st.time_saved_ms + 300);
+		bc_keeper_touch(-1, c, ka, BC_CACHE_COUNT_ALL, 1, 1, NULL);
+		ck_assert_int_eq(bc_cache_stats(c, &s2, err), BC_OK);
+		ck_assert_uint_eq(s2.hits, st.hits + 3);
+	}
 	/* a full pipe (the keeper stopped): the worker writes the row */
 	{
 		struct bc_cache_stored rd;
