@@ -73,6 +73,32 @@ def start(argv, log):
     return p
 
 
+def finish(tmp):
+    """Stop every process started, and remove tmp (kept with BENCH_KEEP=1)."""
+    stop_all()
+    if os.environ.get("BENCH_KEEP") != "1":
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print("kept " + tmp, flush=True)
+
+
+def client_counters(env, names):
+    """The client counters names of boltcc --stats --json under env (a
+    BOLTCC_DIR), as {name: int}; absent ones are 0."""
+    import json
+    out = subprocess.run(BOLTCC.split() + ["--stats", "--json"], env=env,
+                         capture_output=True, text=True).stdout
+    try:
+        flat = json.dumps(json.loads(out))
+    except ValueError:
+        return {n: 0 for n in names}
+    got = {}
+    for n in names:
+        m = re.search(r'"%s": (\d+)' % re.escape(n), flat)
+        got[n] = int(m.group(1)) if m else 0
+    return got
+
+
 def stop_all():
     for p in procs:
         if p.poll() is None:
@@ -450,11 +476,7 @@ def main():
         if os.environ.get("BENCH_PART", "AB").find("B") >= 0:
             part_b(tmp, d)
     finally:
-        stop_all()
-        if os.environ.get("BENCH_KEEP") != "1":
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            say("kept " + tmp)
+        finish(tmp)
 
 
 if __name__ == "__main__":

@@ -182,19 +182,10 @@ def main():
             say("   rep %d: cache hits %d, misses %d, stores %d, entries %d (%d bytes)"
                 % (rep + 1, c["hits"], c["misses"], c["stores"], c["entries"],
                    c["stored_bytes"]))
-        cst = subprocess.run(bench.BOLTCC.split() + ["--stats", "--json"],
-                             env=dict(base_env, BOLTCC_DIR=bstate),
-                             capture_output=True, text=True).stdout
-        try:
-            import json
-            cl = json.loads(cst).get("client", json.loads(cst))
-            flat = json.dumps(cl)
-            say("   client: %s" % ", ".join(
-                "%s %s" % (n, re.search(r'"%s": (\d+)' % n, flat).group(1))
-                for n in ("jobs_pump", "cache_hits", "cache_hits_local",
-                          "cache_hits_direct", "cache_misses") if re.search(r'"%s": (\d+)' % n, flat)))
-        except (ValueError, AttributeError):
-            pass
+        cl = bench.client_counters(dict(base_env, BOLTCC_DIR=bstate), (
+            "jobs_pump", "cache_hits", "cache_hits_local", "cache_hits_direct",
+            "cache_misses"))
+        say("   client: %s" % ", ".join("%s %d" % kv for kv in cl.items()))
         ok = all(same_objects(dirs["local"], dirs[k], objs)
                  for k in ("off", "cold", "warm", "fwarm"))
         med = {k: statistics.median(v) for k, v in times.items()}
@@ -223,11 +214,7 @@ def main():
                 % (name, rw, bw, "met" if met(rw) else "NOT met", rc, bcpu,
                    "met" if met(rc) else "NOT met", "<=" if le else "<", target))
     finally:
-        bench.stop_all()
-        if os.environ.get("BENCH_KEEP") != "1":
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            say("kept " + tmp)
+        bench.finish(tmp)
 
 
 if __name__ == "__main__":

@@ -98,40 +98,28 @@ def main():
                 res[label].append(hyperfine(
                     pre + FLAGS + ["-c", FILE, "-o", obj], env, src,
                     os.path.join(tmp, "h.json")))
-        st = subprocess.run(bench.BOLTCC.split() + ["--stats", "--json"],
-                            env=bolt, capture_output=True, text=True).stdout
-        ref_ms = None
         rows = []
         for label, _, _ in tools:
-            m = statistics.median(r[0] for r in res[label]) * 1000
-            sd = statistics.median(r[1] for r in res[label]) * 1000
-            u = statistics.median(r[2] for r in res[label]) * 1000
-            s = statistics.median(r[3] for r in res[label]) * 1000
-            rows.append((label, m, sd, u, s))
-            if label.startswith("ccache"):
-                ref_ms = m
+            rows.append((label,) + tuple(
+                statistics.median(r[k] for r in res[label]) * 1000
+                for k in range(4)))
+        ref_ms = rows[-1][1]	# ccache's hit
         say("   %-26s %9s %8s %8s %8s %9s" % ("", "wall ms", "± ms", "user",
                                               "sys", "/ ccache"))
         for label, m, sd, u, s in rows:
             say("   %-26s %9.2f %8.2f %8.2f %8.2f %9.2f" % (
-                label, m, sd, u, s, m / ref_ms if ref_ms else 0))
-        say("   (every round: %s)" % "; ".join(
-            "%s %s" % (label.split(",")[0].split(" ")[0] + (
-                "/" + label.split(", ")[1].split(" ")[0] if ", " in label else ""),
-                "/".join("%.2f" % (r[0] * 1000) for r in res[label]))
-            for label, _, _ in tools))
-        try:
-            flat = json.dumps(json.loads(st))
-            say("   client: cache_hits_local in %s" % (
-                "stats" if "cache_hits_local" in flat else "(none)"))
-        except ValueError:
-            pass
+                label, m, sd, u, s, m / ref_ms))
+        for label, _, _ in tools:
+            say("   %-26s every round: %s ms" % (label, " ".join(
+                "%.2f" % (r[0] * 1000) for r in res[label])))
+        # the local-tier row must have been served by the local tier
+        c = bench.client_counters(bolt, ("cache_hits_local",))
+        say("   client: cache_hits_local %d" % c["cache_hits_local"])
+        if c["cache_hits_local"] < ROUNDS * RUNS:
+            raise SystemExit("bench: the local-tier runs were not all "
+                             "local hits")
     finally:
-        bench.stop_all()
-        if os.environ.get("BENCH_KEEP") != "1":
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            say("kept " + tmp)
+        bench.finish(tmp)
 
 
 if __name__ == "__main__":

@@ -67,8 +67,8 @@ struct job {
 	char ident[BC_HASH_HEXLEN + 1];	/* compiler identity */
 	char cache_key[BC_HASH_HEXLEN + 1];	/* "" = not computed */
 	char missed_key[BC_HASH_HEXLEN + 1];	/* looked up in vain */
-	/* bc_cache_origin of the working directory: a hit's ORIG tells
-	 * whether another checkout stored the entry */
+	/* bc_cache_origin of the working directory ("" until job_origin):
+	 * a hit's ORIG tells whether another checkout stored the entry */
 	char origin[BC_CACHE_ORIGIN_LEN + 1];
 	struct bc_direct direct;	/* direct mode manifest */
 	int64_t cpp_start;		/* when cpp started (seconds) */
@@ -193,7 +193,16 @@ job_init(struct job *j, struct bc_cconf *cfg)
 	bc_plan_init(&j->plan);
 	bc_cstats_init(&j->stats);
 	bc_buf_init(&j->cpp_err, BC_MAX_STDERR);
-	bc_cache_origin(cfg->cwd, j->origin);
+}
+
+/* The working directory's origin (cache/key.h), computed when a cache
+ * lookup first needs it: a job that stays local never hashes it. */
+static const char *
+job_origin(struct job *j)
+{
+	if (j->origin[0] == '\0')
+		bc_cache_origin(j->cfg->cwd, j->origin);
+	return j->origin;
 }
 
 static void
@@ -534,14 +543,14 @@ ask_farm(struct job *j, const struct bc_hostlist *hl, unsigned char *cand,
 {
 	int r;
 
-	r = bc_lookup_locate(hl, cand, (size_t)owner, at, key, j->origin,
+	r = bc_lookup_locate(hl, cand, (size_t)owner, at, key, job_origin(j),
 	    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res, err);
 	if (r == BC_ERR_NOTSUP) {
 		bc_debug("cache: %.16s: %s; asking every host", key, err);
 		if (res->nfailed > 0)
 			cand[owner] = 0;	/* it just failed */
 		lookup_done(j, hl, res);
-		r = bc_lookup_fanout(hl, cand, owner, key, j->origin,
+		r = bc_lookup_fanout(hl, cand, owner, key, job_origin(j),
 		    BC_CONNECT_TIMEOUT_MS, j->cfg->io_timeout * 1000, rep, res,
 		    err);
 	}
@@ -645,7 +654,7 @@ count_hit(struct job *j, const struct bc_reply *rep)
 {
 	bc_cstats_add(&j->stats, "cache_hits", 1);
 	if (rep->has_origin && rep->origin[0] != '\0' &&
-	    strcmp(rep->origin, j->origin) != 0)
+	    strcmp(rep->origin, job_origin(j)) != 0)
 		bc_cstats_add(&j->stats, "cache_hits_other_checkout", 1);
 }
 

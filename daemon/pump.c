@@ -576,22 +576,18 @@ bc_pump_strip_root(const char *root, struct bc_buf *b)
 		b->off = o;
 }
 
-/* A .dia blob (a file name, a message) with the root taken out. */
+/* A .dia blob (a file name, a message) with the root taken out (out
+ * starts empty for each blob, common/dia.h). */
 static int
 strip_root_blob(void *ctx, const void *blob, size_t n, struct bc_buf *out,
     char *err)
 {
-	struct bc_buf b;
-	int r;
+	int r = bc_buf_put(out, blob, n);
 
-	bc_buf_init(&b, BC_MAX_DIA);
-	r = bc_buf_put(&b, blob, n);
-	if (r == BC_OK) {
-		bc_pump_strip_root(ctx, &b);
-		r = bc_buf_put(out, bc_buf_data(&b), bc_buf_len(&b));
-	}
-	bc_buf_free(&b);
-	return r != BC_OK ? bc_seterr(err, r, ".dia blob too large") : BC_OK;
+	if (r != BC_OK)
+		return bc_seterr(err, r, ".dia blob too large");
+	bc_pump_strip_root(ctx, out);
+	return BC_OK;
 }
 
 int

@@ -49,6 +49,17 @@ same_outputs() {
 	grep -v '^boltcc' "$S/o/$1.err" | cmp -s "$S/o/$1.l.err" -
 }
 
+# changed LABEL TAG HOSTS CC FLAGS...: after a change, no local hit, and
+# the outputs are the new local compile's
+changed() {
+	_what=$1; _tag=$2; shift 2
+	_l=$(cs cache_hits_local)
+	build "$_tag" "$@" || die "$_what: build failed"
+	check "$_what is no local hit" test "$(cs cache_hits_local)" = "$_l"
+	check "$_what: outputs identical to the new local compile" \
+		same_outputs "$_tag"
+}
+
 for mode in pump plain; do
 	for cc in gcc clang; do
 		H=$(hosts)
@@ -58,7 +69,7 @@ for mode in pump plain; do
 		# plain: the second build records direct mode's manifest
 		build $mode-$cc-1b "$H" $cc -O2 || die "$mode $cc second build"
 		check "$mode $cc: first builds identical to local" \
-			sh -c "cd '$S' && $(command -v cmp) -s o/$mode-$cc-1.o o/$mode-$cc-1.l.o"
+			same_file "$S/o/$mode-$cc-1.o" "$S/o/$mode-$cc-1.l.o"
 		# the farm goes away: the next build needs no connection
 		kill "$DPID"; wait "$DPID" 2>/dev/null
 		sleep 2	# files younger than 2 s keep direct mode off
@@ -71,22 +82,10 @@ for mode in pump plain; do
 		start_boltccd || die "boltccd did not restart"
 		H=$(hosts)
 		[ $mode = plain ] && H=$(hosts ,plain)
-		# a changed header: not the old object
 		echo '#define H 4' >"$S/inc/h.h"
-		l1=$(cs cache_hits_local)
-		build $mode-$cc-3 "$H" $cc -O2 || die "$mode $cc changed header"
-		check "$mode $cc: a changed header is no local hit" \
-			test "$(cs cache_hits_local)" = "$l1"
-		check "$mode $cc: ... and the object is the new one" \
-			same_outputs $mode-$cc-3
+		changed "$mode $cc: a changed header" $mode-$cc-3 "$H" $cc -O2
 		echo '#define H 3' >"$S/inc/h.h"
-		# a changed flag: not the old object
-		l1=$(cs cache_hits_local)
-		build $mode-$cc-4 "$H" $cc -O1 || die "$mode $cc changed flag"
-		check "$mode $cc: a changed flag is no local hit" \
-			test "$(cs cache_hits_local)" = "$l1"
-		check "$mode $cc: ... and the object is the -O1 one" \
-			same_outputs $mode-$cc-4
+		changed "$mode $cc: a changed flag" $mode-$cc-4 "$H" $cc -O1
 	done
 done
 
@@ -100,11 +99,9 @@ check "same compiler again: a local hit" \
 	test "$(cs cache_hits_local)" -gt "$l1"
 rm -f "$T/bin/gcc"
 ln -s "$(command -v clang)" "$T/bin/gcc"
-l1=$(cs cache_hits_local)
-FB=1 build cc-3 "$PUMP" "$T/bin/gcc" -O2 || die "bin/gcc (clang)"
-check "another compiler at the same path: no local hit" \
-	test "$(cs cache_hits_local)" = "$l1"
-check "... and the object is the new compiler's" same_outputs cc-3
+FB=1
+changed "another compiler at the same path" cc-3 "$PUMP" "$T/bin/gcc" -O2
+FB=0
 
 # a damaged entry: found out, removed, not served; the job is right
 for f in "$CDIR"/hits/*/*; do
