@@ -194,6 +194,70 @@ static const struct local_rule pump_only_rules[] = {
 	{ NULL, 0, NULL, NULL }
 };
 
+/*
+ * The gcc and clang drivers' "--" options (gcc's option_map and
+ * common.opt, clang's Options.td), for the implicit "boltcc --opt ..."
+ * form.  A name ending in '-' is a family (prefix); any other matches
+ * exactly or followed by '='.
+ */
+static const char *const driver_long_opts[] = {
+	"--all-warnings", "--analyze", "--analyzer-", "--ansi", "--assemble",
+	"--assert", "--autocomplete", "--bootclasspath", "--classpath",
+	"--CLASSPATH", "--comments", "--comments-in-macros", "--compile",
+	"--completion", "--config", "--constant-cfstrings", "--coverage",
+	"--debug", "--define-macro", "--dependencies", "--driver-mode",
+	"--dump", "--dumpbase", "--dumpdir", "--dyld-prefix", "--embed-dir",
+	"--emit-static-lib", "--encoding", "--end-no-unused-arguments",
+	"--entry", "--extdirs", "--extra-warnings", "--for-assembler",
+	"--for-linker", "--force-link", "--gcc-install-dir", "--gcc-toolchain",
+	"--help", "--help-hidden", "--imacros", "--include",
+	"--include-barrier", "--include-directory", "--include-directory-after",
+	"--include-prefix", "--include-with-prefix",
+	"--include-with-prefix-after", "--include-with-prefix-before",
+	"--language", "--ld-path", "--library-directory", "--machine",
+	"--mhwdiv", "--migrate", "--no-canonical-prefixes",
+	"--no-default-config", "--no-integrated-cpp", "--no-line-commands",
+	"--no-pedantic", "--no-standard-includes", "--no-standard-libraries",
+	"--no-sysroot-suffix", "--no-system-header-prefix", "--no-undefined",
+	"--no-warnings", "--optimize", "--output", "--output-class-directory",
+	"--param", "--pass-exit-codes", "--pedantic", "--pedantic-errors",
+	"--pie", "--pipe", "--precompile", "--prefix", "--preprocess",
+	"--print-", "--profile", "--profile-blocks", "--ptxas-path",
+	"--relocatable-pch", "--resource", "--rsp-quoting", "--rtlib",
+	"--save-stats", "--save-temps", "--serialize-diagnostics", "--shared",
+	"--signed-char", "--specs", "--start-no-unused-arguments", "--static",
+	"--static-pie", "--std", "--stdlib", "--symbolic", "--sysroot",
+	"--system-header-prefix", "--target", "--target-help", "--time",
+	"--trace-includes", "--traditional", "--traditional-cpp",
+	"--trigraphs", "--undefine-macro", "--unsigned-char", "--unwindlib",
+	"--user-dependencies", "--verbose", "--verify-debug-info", "--version",
+	"--via-file-asm", "--warn-", "--write-dependencies",
+	"--write-user-dependencies",
+	/* offloading families (CUDA, HIP, OpenMP targets, SYCL) */
+	"--amdgpu-", "--cuda-", "--gpu-", "--hip-", "--hipspv-",
+	"--libomptarget-", "--no-cuda-", "--no-gpu-", "--no-offload-",
+	"--offload", "--offload-", "--rocm-", "--sycl-",
+	NULL
+};
+
+int
+bc_args_is_driver_long_option(const char *a)
+{
+	size_t i, n;
+
+	if (!bc_str_has_prefix(a, "--") || a[2] == '\0')
+		return 0;
+	for (i = 0; driver_long_opts[i] != NULL; i++) {
+		n = strlen(driver_long_opts[i]);
+		if (strncmp(a, driver_long_opts[i], n) != 0)
+			continue;
+		if (driver_long_opts[i][n - 1] == '-' || a[n] == '\0' ||
+		    a[n] == '=')
+			return 1;
+	}
+	return 0;
+}
+
 struct scan {
 	int cc1, dash_E, dash_M, dash_c, dash_S;
 	const char *pump_only;	/* a pump_only_rules reason, or NULL */

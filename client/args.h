@@ -74,6 +74,15 @@ int bc_args_split_rsp(const char *text, size_t n, struct bc_strv *out,
 int bc_args_classify(const struct bc_strv *argv, struct bc_plan *plan,
     char *err);
 
+/*
+ * 1 if a, a word starting with "--", is a long option of the gcc or clang
+ * driver: a name they know, alone or with "=value" (--std=c99, --output,
+ * --sysroot=/x, --param, --help=warnings, the --cuda-*, --print-* ...
+ * families).  "boltcc --word ..." with any other --word is an error, not
+ * an implied "cc --word ...".
+ */
+int bc_args_is_driver_long_option(const char *a);
+
 /* Print the plan as one JSON object line (for --explain). */
 char *bc_plan_to_json(const struct bc_plan *p);
 /* s as a JSON string, quotes included (malloc'd; "null" for NULL). */

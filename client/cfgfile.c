@@ -18,6 +18,76 @@
 #include "client/cfgfile.h"
 
 #define MAX_KEY 64
+#define SUGGEST_MAX_DISTANCE 2
+
+/* Every variable the client reads that the file may set (cconf.c, the
+ * SSH client, xcode.c); the man page's ENVIRONMENT lists them. */
+static const char *const known_keys[] = {
+	"BOLTCC_HOSTS", "BOLTCC_DIR", "BOLTCC_PUMP", "BOLTCC_PLAIN_DEBUG",
+	"BOLTCC_CACHE", "BOLTCC_LOCAL_CACHE_SIZE", "BOLTCC_STATS_PORT",
+	"BOLTCC_SSH_KEY", "BOLTCC_SSH_IDLE", "BOLTCC_SSH_HELPER_LOG",
+	"DISTCC_HOSTS", "DISTCC_DIR", "DISTCC_FALLBACK",
+	"DISTCC_SKIP_LOCAL_RETRY", "DISTCC_BACKOFF_PERIOD",
+	"DISTCC_IO_TIMEOUT", "DISTCC_VERBOSE", "DISTCC_LOG",
+	"DISTCC_SAVE_TEMPS", "DEVELOPER_DIR", NULL
+};
+
+/* distcc's own variables that boltcc does not use. */
+static const char *const distcc_only_keys[] = {
+	"DISTCC_SSH", "DISTCC_TCP_CORK", "DISTCC_TCP_DEFER_ACCEPT",
+	"DISTCC_ENABLE_DISCREPANCY_EMAIL", "DISTCC_EMAILLOG_WHOM_TO_BLAME",
+	"DISTCC_MAX_DISCREPANCY", "DISTCC_PRINCIPAL", "DISTCC_CMDLIST",
+	"DISTCC_CMDLIST_NUMWORDS", "DISTCC_NO_REWRITE_CROSS",
+	"DISTCC_NO_CROSS_REWRITE", "DISTCC_CLIENT_TMP",
+	"DISTCC_EXCLUDE_FRESH_FILES", "DISTCC_PAUSE_TIME_MSEC", NULL
+};
+
+static int
+in_list(const char *key, const char *const *list)
+{
+	size_t i;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (strcmp(key, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int
+bc_cfgfile_key_known(const char *key)
+{
+	return in_list(key, known_keys);
+}
+
+const char *
+bc_cfgfile_suggest(const char *key)
+{
+	const char *best = NULL;
+	size_t i, d, bestd = SUGGEST_MAX_DISTANCE + 1;
+
+	for (i = 0; known_keys[i] != NULL; i++)
+		if ((d = bc_str_distance(key, known_keys[i],
+		    SUGGEST_MAX_DISTANCE)) < bestd) {
+			bestd = d;
+			best = known_keys[i];
+		}
+	return best;
+}
+
+/* "NAME: why" for a name the file may set that boltcc does not read. */
+static char *
+unknown_key_msg(unsigned lineno, const char *key)
+{
+	const char *near = bc_cfgfile_suggest(key);
+
+	if (in_list(key, distcc_only_keys))
+		return xasprintf("line %u: %s: a distcc setting that boltcc "
+		    "does not use", lineno, key);
+	if (near != NULL)
+		return xasprintf("line %u: %s: unknown setting; did you mean "
+		    "%s?", lineno, key, near);
+	return xasprintf("line %u: %s: unknown setting", lineno, key);
+}
 
 int
 bc_cfgfile_key_ok(const char *key)
@@ -193,12 +263,21 @@ bc_cfgfile_parse(const char *text, size_t n, struct bc_strv *keys,
 			continue;
 		}
 		if (!bc_cfgfile_key_ok(key)) {
+			const char *near = bc_cfgfile_suggest(key);
+
 			bc_strv_push_owned(warnings, xasprintf("line %u: %s is "
-			    "not a boltcc setting, ignored", lineno, key));
+			    "not a boltcc setting, ignored%s%s%s", lineno, key,
+			    near != NULL ? "; did you mean " : "",
+			    near != NULL ? near : "", near != NULL ? "?" : ""));
 			free(key);
 			free(val);
 			continue;
 		}
+		/* Still applied: harmless if nothing reads it, and a name
+		 * missing from known_keys keeps working. */
+		if (!bc_cfgfile_key_known(key))
+			bc_strv_push_owned(warnings, unknown_key_msg(lineno,
+			    key));
 		if (count >= BC_CFG_MAX_ENTRIES) {
 			bc_strv_push_owned(warnings, xasprintf("line %u: more "
 			    "than %d settings, ignored", lineno,

@@ -35,11 +35,19 @@
 
 /* 1 if the file may set this variable. */
 int bc_cfgfile_key_ok(const char *key);
+/* 1 if boltcc reads this variable (a key_ok name it does not read is
+ * still set, with a warning: a misspelt BOLTCC_HOST does nothing). */
+int bc_cfgfile_key_known(const char *key);
+/* The known name closest to key (edit distance at most 2), or NULL. */
+const char *bc_cfgfile_suggest(const char *key);
 
 /*
  * Parse text (not NUL-terminated, n bytes).  Appends the settings in
  * file order to keys/vals (a key given twice: the last one counts when
- * applied) and one message per ignored line to warnings ("LINE: why").
+ * applied) and one message per ignored line, and per BOLTCC_ or DISTCC_
+ * name boltcc does not read, to warnings ("line N: why"; an unknown name
+ * with the closest known one when it is near: "line 3: BOLTCC_HOST:
+ * unknown setting; did you mean BOLTCC_HOSTS?").
  * Returns BC_OK, or an error (and nothing appended) when the text is
  * larger than BC_CFG_MAX_SIZE or holds a NUL byte.
  */

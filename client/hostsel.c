@@ -36,6 +36,7 @@
 #define HOSTSEL_MAX_RACES 8	/* lost slot races before sleeping */
 #define HOSTSEL_PERF_MAX 32	/* bytes of a perf_* file */
 #define HOSTSEL_PERF_MAX_US (3600LL * 1000000)	/* one hour */
+#define HOSTSEL_REASON_MAX 240	/* bytes of a backoff mark's reason */
 
 /* Copy s into out replacing anything outside [A-Za-z0-9._-] by '_'. */
 static void
@@ -117,15 +118,31 @@ backoff_path(const char *lockdir, const struct bc_host *h, char *out,
 int
 bc_hostsel_backoff_mark(const char *lockdir, const struct bc_host *h)
 {
-	char path[4096];
+	return bc_hostsel_backoff_mark_why(lockdir, h, NULL);
+}
+
+int
+bc_hostsel_backoff_mark_why(const char *lockdir, const struct bc_host *h,
+    const char *why)
+{
+	char path[4096], text[HOSTSEL_REASON_MAX + 1];
+	size_t n = 0;
 	int fd;
 
 	if (backoff_path(lockdir, h, path, sizeof(path)) != BC_OK)
 		return BC_ERR_LIMIT;
+	/* The reason as one line of printable ASCII; without one the mark
+	 * holds a single "x", as before (distcc reads only the mtime). */
+	for (; why != NULL && why[n] != '\0' && n < HOSTSEL_REASON_MAX; n++)
+		text[n] = why[n] >= 0x20 && why[n] < 0x7f ? why[n] : ' ';
+	if (n > 0)
+		text[n++] = '\n';
+	else
+		text[n++] = 'x';
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return BC_ERR_IO;
-	if (write(fd, "x", 1) != 1) {
+	if (write(fd, text, n) != (ssize_t)n) {
 		close(fd);
 		return BC_ERR_IO;
 	}
@@ -160,6 +177,44 @@ bc_hostsel_backed_off(const char *lockdir, const struct bc_host *h,
 		return 0;
 	now = time(NULL);
 	return st.st_mtime + (time_t)period > now;
+}
+
+int
+bc_hostsel_backoff_info(const char *lockdir, const struct bc_host *h,
+    int period, time_t *until, char *why, size_t whylen)
+{
+	char path[4096], text[HOSTSEL_REASON_MAX + 2];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	*until = 0;
+	if (whylen > 0)
+		why[0] = '\0';
+	if (!bc_hostsel_backed_off(lockdir, h, period) ||
+	    backoff_path(lockdir, h, path, sizeof(path)) != BC_OK ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return 0;
+	}
+	*until = st.st_mtime + (time_t)period;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	/* A reason is one line ending in '\n' ("x": none recorded). */
+	if (n > 1 && text[n - 1] == '\n' && whylen > 0) {
+		size_t i, len = (size_t)n - 1;
+
+		for (i = 0; i < len; i++)
+			if (text[i] < 0x20 || text[i] >= 0x7f)
+				text[i] = ' ';
+		if (len >= whylen)
+			len = whylen - 1;
+		memcpy(why, text, len);
+		why[len] = '\0';
+	}
+	return 1;
 }
 
 /* Try to lock one slot file: 1 taken by us, 0 busy, <0 error. */
@@ -372,9 +427,10 @@ bc_hostsel_owner_ok(const char *lockdir, const struct bc_host *to,
 	return tt <= 0 || tf <= 0 || tt * 2 <= tf * 3;
 }
 
-/* 1 when another process holds slot file name, 0 free, <0 error. */
+/* 1 when another process holds slot file name, 0 free, <0 error.  With
+ * create 0 a missing file is a free slot (nothing is written). */
 static int
-slot_busy(const char *lockdir, const char *name)
+slot_busy(const char *lockdir, const char *name, int create)
 {
 	char path[4096];
 	struct flock fl;
@@ -383,7 +439,9 @@ slot_busy(const char *lockdir, const char *name)
 	if (fmt_ok(snprintf(path, sizeof(path), "%s/%s", lockdir, name),
 	    sizeof(path)) != BC_OK)
 		return BC_ERR_LIMIT;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+	if (fd < 0 && !create && errno == ENOENT)
+		return 0;
 	if (fd < 0)
 		return BC_ERR_IO;
 	memset(&fl, 0, sizeof(fl));
@@ -596,7 +654,7 @@ bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 				if (bc_hostsel_lock_name(h, idx, name,
 				    sizeof(name)) != BC_OK)
 					continue;
-				b = slot_busy(lockdir, name);
+				b = slot_busy(lockdir, name, 1);
 				if (b < 0) {
 					r = bc_seterr(err, BC_ERR_IO,
 					    "cannot lock %s/%s: %s", lockdir,
@@ -665,6 +723,23 @@ out:
 	waiter_close(&w);
 	free(cand);
 	return r;
+}
+
+int
+bc_hostsel_busy_slots(const char *lockdir, const struct bc_host *h)
+{
+	int idx, b, busy = 0;
+
+	for (idx = 0; idx < h->limit; idx++) {
+		char name[512];
+
+		if (bc_hostsel_lock_name(h, idx, name, sizeof(name)) != BC_OK)
+			continue;
+		if ((b = slot_busy(lockdir, name, 0)) < 0)
+			return b;
+		busy += b;
+	}
+	return busy;
 }
 
 int

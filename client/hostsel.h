@@ -6,7 +6,8 @@
  *   cpu_tcp_<host>_<port>_<slot>   a remote TCP slot
  *   cpu_ssh_<host>_<slot>          a remote SSH slot
  *   cpu_localhost_<slot>           a local slot (fallbacks, "localhost")
- *   backoff_tcp_<host>_<port>_0    the host failed recently
+ *   backoff_tcp_<host>_<port>_0    the host failed recently (mtime; the
+ *                                  content: why, one line, or "x")
  *
  * A slot is taken while its file has an exclusive fcntl() lock; the lock
  * disappears with the process, so a crash never leaks a slot.  Host
@@ -17,6 +18,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "common/hosts.h"
 
 struct bc_slot {
@@ -119,5 +121,19 @@ int bc_hostsel_backoff_mark(const char *lockdir, const struct bc_host *h);
 void bc_hostsel_backoff_clear(const char *lockdir, const struct bc_host *h);
 int bc_hostsel_backed_off(const char *lockdir, const struct bc_host *h,
     int period);
+/* A mark that records why (one line, at most 240 bytes kept, printable
+ * ASCII), for --show-hosts; why NULL or "" records none. */
+int bc_hostsel_backoff_mark_why(const char *lockdir, const struct bc_host *h,
+    const char *why);
+/*
+ * 1 if h is backed off (as bc_hostsel_backed_off), with *until the end of
+ * its backoff and why the recorded reason ("" when none); else 0.
+ */
+int bc_hostsel_backoff_info(const char *lockdir, const struct bc_host *h,
+    int period, time_t *until, char *why, size_t whylen);
+
+/* Slots of h held right now by any process of the user (0..limit), or
+ * an error; creates no lock file. */
+int bc_hostsel_busy_slots(const char *lockdir, const struct bc_host *h);
 
 #endif

@@ -82,11 +82,15 @@ usage(FILE *f)
 	    "       boltcc [ARGS...]              same, with the compiler cc\n"
 	    "       COMPILER [ARGS...]            when installed as a masquerade link\n"
 	    "       boltcc --explain COMPILER ARGS...  show what would happen (JSON)\n"
-	    "       boltcc --show-hosts           print the host list, one per line\n"
+	    "       boltcc --show-hosts [--json]  each host and its state\n"
 	    "       boltcc -j                     print the total number of slots\n"
 	    "       boltcc --stats [--json]       client counters and host stats\n"
 	    "       boltcc --zero-stats           reset the client counters\n"
-	    "       boltcc --version | --help\n"
+	    "       boltcc --version | --help | -h\n"
+	    "\n"
+	    "In the second form the first ARG is a compiler option or a file;\n"
+	    "a first ARG starting with -- that neither boltcc nor gcc/clang\n"
+	    "knows is an error (exit 101), not passed to cc.\n"
 	    "\n"
 	    "Hosts come from BOLTCC_HOSTS, DISTCC_HOSTS, $DIR/hosts or\n"
 	    "/etc/distcc/hosts; $DIR is BOLTCC_DIR, DISTCC_DIR or ~/.boltcc.\n"
@@ -1350,8 +1354,14 @@ host_failure:
 		/* A boltccd that refused this one job (EROR: policy, busy)
 		 * is alive and serves other jobs: no backoff mark. */
 		if (cfg->backoff_period > 0 && r != BC_ERR_DENIED &&
-		    r != BC_ERR_BUSY)
-			(void)bc_hostsel_backoff_mark(cfg->lockdir, h);
+		    r != BC_ERR_BUSY) {
+			char *mark = xasprintf("%s%s%s", why,
+			    err[0] != '\0' ? ": " : "", err);
+
+			(void)bc_hostsel_backoff_mark_why(cfg->lockdir, h,
+			    mark);
+			free(mark);
+		}
 		free(last_host);
 		last_host = xstrdup(host_label(h));
 		last_why = why;
@@ -1430,22 +1440,149 @@ load_hosts(const struct bc_cconf *cfg, struct bc_hostlist *hl, int quiet)
 	return BC_OK;
 }
 
+/* One host's state for --show-hosts (see boltcc(1)). */
+struct host_state {
+	const char *kind;	/* tcp, ssh, localhost */
+	int busy;		/* slots held now, -1 unknown */
+	const char *server;	/* boltccd, distccd, local; NULL: unknown */
+	const char *known_by;	/* "declared", "probed" or NULL */
+	const char *state;	/* up, backoff, down, unusable */
+	char until[BC_TIME_RFC3339_LEN];	/* backoff end, local time */
+	char why[256];		/* backoff reason, "" if none recorded */
+};
+
+static void
+host_state_get(const struct bc_cconf *cfg, const struct bc_host *h,
+    struct host_state *st)
+{
+	time_t until;
+	int probe;
+
+	memset(st, 0, sizeof(*st));
+	st->kind = h->kind == BC_HOST_LOCAL ? "localhost" :
+	    h->kind == BC_HOST_SSH ? "ssh" : "tcp";
+	st->busy = cfg->dir_ok ? bc_hostsel_busy_slots(cfg->lockdir, h) : -1;
+	if (st->busy < 0)
+		st->busy = -1;
+	if (h->kind == BC_HOST_LOCAL)
+		st->server = "local";
+	else if (h->bolt != BC_BOLT_UNKNOWN) {
+		st->server = h->bolt == BC_BOLT_YES ? "boltccd" : "distccd";
+		st->known_by = "declared";
+	} else if ((probe = bc_remote_probe_cached(cfg->statedir, h)) >= 0) {
+		st->server = probe == 1 ? "boltccd" : "distccd";
+		st->known_by = "probed";
+	}
+	st->state = "up";
+	if (h->down)
+		st->state = "down";
+	else if (h->auth)
+		st->state = "unusable";
+	else if (h->kind != BC_HOST_LOCAL && cfg->dir_ok &&
+	    bc_hostsel_backoff_info(cfg->lockdir, h, cfg->backoff_period,
+	    &until, st->why, sizeof(st->why))) {
+		st->state = "backoff";
+		(void)bc_time_rfc3339(until, -1, st->until, sizeof(st->until));
+	}
+}
+
+static void
+show_host_line(const char *spec, int width, const struct bc_host *h,
+    const struct host_state *st)
+{
+	char slots[32], server[64];
+
+	if (st->busy >= 0)
+		snprintf(slots, sizeof(slots), "%d/%d", st->busy, h->limit);
+	else
+		snprintf(slots, sizeof(slots), "?/%d", h->limit);
+	if (st->known_by != NULL)
+		snprintf(server, sizeof(server), "%s (%s)", st->server,
+		    st->known_by);
+	else
+		snprintf(server, sizeof(server), "%s", st->server != NULL ?
+		    st->server : "not probed");
+	printf("%-*s  %-9s  slots %-5s  %-18s  ", width, spec, st->kind, slots,
+	    server);
+	if (strcmp(st->state, "backoff") == 0)
+		printf("backoff until %s%s%s%s\n", st->until,
+		    st->why[0] != '\0' ? " (" : "", st->why,
+		    st->why[0] != '\0' ? ")" : "");
+	else if (strcmp(st->state, "down") == 0)
+		printf("down (,down)\n");
+	else if (strcmp(st->state, "unusable") == 0)
+		printf("unusable (,auth is not supported)\n");
+	else
+		printf("up\n");
+}
+
+static void
+json_str_or_null(const char *s)
+{
+	if (s != NULL)
+		json_str(stdout, s);
+	else
+		fputs("null", stdout);
+}
+
+static void
+show_host_json(const char *spec, const struct bc_host *h,
+    const struct host_state *st, int first)
+{
+	printf("%s{\"spec\":", first ? "" : ",");
+	json_str(stdout, spec);
+	printf(",\"kind\":\"%s\",\"slots\":%d,\"slots_used\":", st->kind,
+	    h->limit);
+	if (st->busy >= 0)
+		printf("%d", st->busy);
+	else
+		printf("null");
+	printf(",\"server\":");
+	json_str_or_null(st->server);
+	printf(",\"known_by\":");
+	json_str_or_null(st->known_by);
+	printf(",\"state\":\"%s\"", st->state);
+	if (strcmp(st->state, "backoff") == 0) {
+		printf(",\"backoff_until\":");
+		json_str(stdout, st->until);
+		printf(",\"backoff_reason\":");
+		json_str_or_null(st->why[0] != '\0' ? st->why : NULL);
+	}
+	printf("}");
+}
+
+/* --show-hosts [--json]: one line (or object) per host with its state. */
 static int
-opt_show_hosts(const struct bc_cconf *cfg)
+opt_show_hosts(const struct bc_cconf *cfg, int as_json)
 {
 	struct bc_hostlist hl;
+	struct host_state st;
+	char **specs;
 	size_t i;
-	int r = load_hosts(cfg, &hl, 0);
+	int width = 0, r = load_hosts(cfg, &hl, 0);
 
 	if (r != BC_OK)
 		return r == BC_ERR_NOENT ? BC_EXIT_NO_HOSTS :
 		    BC_EXIT_BAD_HOSTSPEC;
+	specs = xcalloc(hl.n, sizeof(*specs));
 	for (i = 0; i < hl.n; i++) {
-		char *d = bc_host_describe(&hl.v[i]);
-
-		printf("%s\n", d);
-		free(d);
+		specs[i] = bc_host_describe(&hl.v[i]);
+		if ((int)strlen(specs[i]) > width)
+			width = (int)strlen(specs[i]);
 	}
+	if (as_json)
+		printf("{\"hosts\":[");
+	for (i = 0; i < hl.n; i++) {
+		host_state_get(cfg, &hl.v[i], &st);
+		if (as_json)
+			show_host_json(specs[i], &hl.v[i], &st, i == 0);
+		else
+			show_host_line(specs[i], width, &hl.v[i], &st);
+		free(specs[i]);
+	}
+	if (as_json)
+		printf("]}\n");
+	free(specs);
 	bc_hosts_free(&hl);
 	return 0;
 }
@@ -1970,20 +2107,54 @@ opt_zero_stats(const struct bc_cconf *cfg)
 	return rc;
 }
 
-/* 1 and *rc set if argv[1] was a client-only option. */
+/*
+ * argv[1] starts with "--" and is neither boltcc's option nor the gcc or
+ * clang driver's: an error (distcc would run "cc --word"), with the
+ * closest of boltcc's options when one is near (a typo).
+ */
+static int
+unknown_option(const char *a)
+{
+	static const char *const mine[] = { "--help", "--version",
+	    "--show-hosts", "--explain", "--stats", "--zero-stats", NULL };
+	const char *near = NULL;
+	size_t i, d, best = 3;
+
+	for (i = 0; mine[i] != NULL; i++)
+		if ((d = bc_str_distance(a, mine[i], 2)) < best) {
+			best = d;
+			near = mine[i];
+		}
+	if (near != NULL)
+		fprintf(stderr, "boltcc: unknown option %s (did you mean %s? "
+		    "see boltcc --help)\n", a, near);
+	else
+		fprintf(stderr, "boltcc: unknown option %s (see boltcc "
+		    "--help)\n", a);
+	return BC_EXIT_BAD_ARGUMENTS;
+}
+
+/* 1 and *rc set if argv[1] was a client-only option (or an unknown one). */
 static int
 client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
 {
 	const char *a = argv[1];
 
-	if (strcmp(a, "--help") == 0) {
+	if (strcmp(a, "--help") == 0 || (strcmp(a, "-h") == 0 && argc == 2)) {
 		usage(stdout);
 		*rc = 0;
 	} else if (strcmp(a, "--version") == 0) {
 		printf("boltcc %s\n", PACKAGE_VERSION);
 		*rc = 0;
 	} else if (strcmp(a, "--show-hosts") == 0) {
-		*rc = opt_show_hosts(cfg);
+		int as_json = argc > 2 && strcmp(argv[2], "--json") == 0;
+
+		if (argc > 2 + as_json) {
+			fprintf(stderr, "boltcc: usage: --show-hosts "
+			    "[--json]\n");
+			*rc = BC_EXIT_BAD_ARGUMENTS;
+		} else
+			*rc = opt_show_hosts(cfg, as_json);
 	} else if (strcmp(a, "-j") == 0 && argc == 2) {
 		*rc = opt_slots(cfg);
 	} else if (strcmp(a, "--explain") == 0) {
@@ -1998,6 +2169,9 @@ client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
 			*rc = opt_stats(cfg, as_json);
 	} else if (strcmp(a, "--zero-stats") == 0) {
 		*rc = opt_zero_stats(cfg);
+	} else if (bc_str_has_prefix(a, "--") && a[2] != '\0' &&
+	    !bc_args_is_driver_long_option(a)) {
+		*rc = unknown_option(a);
 	} else
 		return 0;
 	return 1;

@@ -828,7 +828,7 @@ bc_dia_rewrite(const void *in, size_t n, bc_dia_blob_fn fn, void *ctx,
 	int r;
 
 	if (fn == NULL || out == NULL || (in == NULL && n > 0))
-		return bc_seterr(err, BC_ERR_INVAL, "bc_dia_rewrite: bad "
+		return bc_seterr(err, BC_ERR_INVAL, "rewriting .dia: bad "
 		    "arguments");
 	if (n > BC_MAX_DIA)
 		return bc_seterr(err, BC_ERR_LIMIT, ".dia of %zu bytes, more "

@@ -3,20 +3,28 @@
  *
  * Each line is formatted completely in memory and written with a single
  * write(2) so lines from concurrent processes sharing the file (O_APPEND)
- * never interleave.
+ * never interleave.  Once-only messages remember their call sites in a
+ * small open-addressing table of 64-bit hashes, claimed by compare and
+ * swap, so that a table in shared memory (bc_log_share_once) needs no
+ * lock between the daemon's workers.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "log.h"
+#include "util.h"
 
 #define LOG_LINE_MAX 4096
 
@@ -25,6 +33,9 @@ static enum bc_log_level log_level = BC_LOG_WARN;
 static int log_fd = STDERR_FILENO;	/* -1 = silenced */
 static int log_owned;			/* log_fd is a file we opened */
 static char *log_path;
+static int log_stamp_err;		/* stamp lines to stderr too */
+static _Atomic uint64_t log_once_own[BC_LOG_ONCE_SITES];
+static _Atomic uint64_t *log_once_tab = log_once_own;	/* or shared */
 
 static const char *const level_names[] = { "ERROR", "WARN", "INFO", "DEBUG" };
 
@@ -133,39 +144,36 @@ bc_log_silence(void)
 }
 
 void
-bc_log_msg(enum bc_log_level level, const char *func, const char *fmt, ...)
+bc_log_stamp_stderr(int on)
 {
-	char line[LOG_LINE_MAX];
-	va_list ap;
-	size_t len, off;
-	ssize_t w;
-	int n, saved_errno = errno;
-	unsigned lv = (unsigned)level;
+	log_stamp_err = on;
+}
 
-	if (log_fd < 0 || level > log_level)
-		return;
-	if (lv >= sizeof(level_names) / sizeof(level_names[0]))
-		lv = BC_LOG_DEBUG;
-	n = snprintf(line, sizeof(line), "%s[%ld] (%s) %s: ", log_progname,
-	    (long)getpid(), func != NULL ? func : "?", level_names[lv]);
-	if (n < 0)
-		goto out;
-	len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
-	va_start(ap, fmt);
-	n = vsnprintf(line + len, sizeof(line) - len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		goto out;
-	len += (size_t)n;
-	if (len > sizeof(line) - 2) {
-		/* Truncated: mark it and keep room for the newline. */
-		len = sizeof(line) - 5;
-		memcpy(line + len, "...", 3);
-		len += 3;
-	}
-	line[len++] = '\n';
+/* "2026-12-05T13:45:01.123+01:00 " at line, if this sink is stamped. */
+static size_t
+log_stamp(char *line, size_t len)
+{
+	struct timespec ts;
+	char t[BC_TIME_RFC3339_LEN];
+	int n;
+
+	if (!log_owned && !log_stamp_err)
+		return 0;
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
+	    bc_time_rfc3339(ts.tv_sec, (int)(ts.tv_nsec / 1000000), t,
+	    sizeof(t)) != BC_OK)
+		return 0;
+	n = snprintf(line, len, "%s ", t);
+	return n > 0 && (size_t)n < len ? (size_t)n : 0;
+}
+
+static void
+log_write(const char *line, size_t len)
+{
+	size_t off = 0;
+	ssize_t w;
+
 	/* One write per line; only retry on EINTR or a short write. */
-	off = 0;
 	while (off < len) {
 		w = write(log_fd, line + off, len - off);
 		if (w < 0) {
@@ -175,7 +183,143 @@ bc_log_msg(enum bc_log_level level, const char *func, const char *fmt, ...)
 		}
 		off += (size_t)w;
 	}
-out:
+}
+
+static void log_vmsg(enum bc_log_level, const char *, const char *,
+    const char *, va_list) __attribute__((format(printf, 4, 0)));
+
+/* Format and write one line; note (or NULL) follows the message. */
+static void
+log_vmsg(enum bc_log_level level, const char *func, const char *note,
+    const char *fmt, va_list ap)
+{
+	char line[LOG_LINE_MAX];
+	size_t len;
+	int n;
+	unsigned lv = (unsigned)level;
+
+	if (lv >= sizeof(level_names) / sizeof(level_names[0]))
+		lv = BC_LOG_DEBUG;
+	len = log_stamp(line, sizeof(line));
+	/* Function names are for developers: debug lines only. */
+	if (lv == BC_LOG_DEBUG)
+		n = snprintf(line + len, sizeof(line) - len,
+		    "%s[%ld] %s: (%s) ", log_progname, (long)getpid(),
+		    level_names[lv], func != NULL ? func : "?");
+	else
+		n = snprintf(line + len, sizeof(line) - len, "%s[%ld] %s: ",
+		    log_progname, (long)getpid(), level_names[lv]);
+	if (n < 0)
+		return;
+	len += (size_t)n < sizeof(line) - len ? (size_t)n :
+	    sizeof(line) - len - 1;
+	n = vsnprintf(line + len, sizeof(line) - len, fmt, ap);
+	if (n < 0)
+		return;
+	len += (size_t)n;
+	if (note != NULL && len < sizeof(line)) {
+		n = snprintf(line + len, sizeof(line) - len, "%s", note);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	if (len > sizeof(line) - 2) {
+		/* Truncated: mark it and keep room for the newline. */
+		len = sizeof(line) - 5;
+		memcpy(line + len, "...", 3);
+		len += 3;
+	}
+	line[len++] = '\n';
+	log_write(line, len);
+}
+
+void
+bc_log_msg(enum bc_log_level level, const char *func, const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	if (log_fd < 0 || level > log_level)
+		return;
+	va_start(ap, fmt);
+	log_vmsg(level, func, NULL, fmt, ap);
+	va_end(ap);
+	errno = saved_errno;
+}
+
+/* FNV-1a of key; never 0, the table's "free". */
+static uint64_t
+once_hash(const char *key)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *key != '\0'; key++) {
+		h ^= (unsigned char)*key;
+		h *= 1099511628211ULL;
+	}
+	return h != 0 ? h : 1;
+}
+
+int
+bc_log_once(const char *key)
+{
+	uint64_t h = once_hash(key);
+	size_t i, at = (size_t)(h % BC_LOG_ONCE_SITES);
+
+	for (i = 0; i < BC_LOG_ONCE_SITES; i++) {
+		_Atomic uint64_t *slot = &log_once_tab[(at + i) %
+		    BC_LOG_ONCE_SITES];
+		uint64_t cur = atomic_load(slot);
+
+		if (cur == 0) {
+			if (atomic_compare_exchange_strong(slot, &cur, h))
+				return 1;
+			/* another process claimed it: cur is its key */
+		}
+		if (cur == h)
+			return 0;
+	}
+	return 1;	/* table full: say it rather than hide it */
+}
+
+int
+bc_log_share_once(char *err)
+{
+	_Atomic uint64_t *tab;
+	size_t i;
+
+	if (log_once_tab != log_once_own)
+		return BC_OK;
+	tab = mmap(NULL, sizeof(log_once_own), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANON, -1, 0);
+	if (tab == MAP_FAILED)
+		return bc_seterr(err, BC_ERR_IO, "mmap: %s", strerror(errno));
+	for (i = 0; i < BC_LOG_ONCE_SITES; i++)
+		atomic_store(&tab[i], atomic_load(&log_once_own[i]));
+	log_once_tab = tab;
+	return BC_OK;
+}
+
+void
+bc_log_msg_once(enum bc_log_level level, const char *site, const char *func,
+    const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno, first;
+
+	if (log_fd < 0)
+		return;
+	if (level <= log_level) {
+		first = bc_log_once(site);
+		if (!first)
+			level = BC_LOG_DEBUG;
+	} else
+		first = 0;
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	log_vmsg(level, func, first ? " (said once; repeats are logged at "
+	    "debug level)" : NULL, fmt, ap);
+	va_end(ap);
 	errno = saved_errno;
 }
 

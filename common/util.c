@@ -623,3 +623,64 @@ bc_ncpus(void)
 		return INT_MAX;
 	return (int)n;
 }
+
+int
+bc_time_rfc3339(time_t sec, int msec, char *out, size_t outlen)
+{
+	char date[32], zone[8], frac[8] = "";
+	struct tm tm;
+	int n;
+
+	if (outlen > 0)
+		out[0] = '\0';
+	if (localtime_r(&sec, &tm) == NULL ||
+	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0 ||
+	    strftime(zone, sizeof(zone), "%z", &tm) != 5)
+		return BC_ERR_LIMIT;
+	if (msec >= 0)
+		(void)snprintf(frac, sizeof(frac), ".%03d", msec % 1000);
+	/* strftime's %z is "+hhmm"; RFC 3339 wants "+hh:mm". */
+	n = snprintf(out, outlen, "%s%s%.3s:%.2s", date, frac, zone, zone + 3);
+	if (n < 0 || (size_t)n >= outlen) {
+		if (outlen > 0)
+			out[0] = '\0';
+		return BC_ERR_LIMIT;
+	}
+	return BC_OK;
+}
+
+#define DISTANCE_MAX_LEN 64
+
+size_t
+bc_str_distance(const char *a, const char *b, size_t max)
+{
+	size_t row[DISTANCE_MAX_LEN + 1], la = strlen(a), lb = strlen(b);
+	size_t i, j;
+
+	if (la > DISTANCE_MAX_LEN || lb > DISTANCE_MAX_LEN ||
+	    (la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0], best;
+
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > max)
+			return max + 1;
+	}
+	return row[lb] > max ? max + 1 : row[lb];
+}

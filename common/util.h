@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "buf.h"
 
 void *xmalloc(size_t n);
@@ -72,5 +73,21 @@ int bc_parse_size(const char *s, uint64_t min, uint64_t *out);
 
 /* Number of online CPUs (at least 1). */
 int bc_ncpus(void);
+
+/*
+ * RFC 3339 local time with the UTC offset into out, e.g.
+ * "2026-12-05T13:45:01.123+01:00" (msec 0..999) or, with msec < 0,
+ * "2026-12-05T13:45:01+01:00".  BC_OK, or BC_ERR_LIMIT (out too short,
+ * BC_TIME_RFC3339_LEN is always enough) with out "".
+ */
+#define BC_TIME_RFC3339_LEN 40
+int bc_time_rfc3339(time_t sec, int msec, char *out, size_t outlen);
+
+/*
+ * Edit distance (insertions, deletions, substitutions; byte-wise) of a
+ * and b, counted up to max: any result above max is max + 1.  For "did
+ * you mean" hints; strings longer than 64 bytes are max + 1 away.
+ */
+size_t bc_str_distance(const char *a, const char *b, size_t max);
 
 #endif

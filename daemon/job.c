@@ -923,7 +923,7 @@ cache_open(struct job *j)
 		return BC_ERR_NOENT;
 	if (bc_cache_open_lazy(j->conf->cache_dir, j->conf->cache_max,
 	    &j->cache, e) != BC_OK) {
-		bc_warn("cache disabled for this job: %s", e);
+		bc_warn_once("cache disabled for this job: %s", e);
 		j->cache = NULL;
 		return BC_ERR_IO;
 	}
@@ -967,7 +967,7 @@ cache_prepare(struct job *j, const struct bc_request *req, const char *path,
 	r = bc_cache_identity(path, memo, j->identity, e);
 	free(memo);
 	if (r != BC_OK) {
-		bc_warn("cache: no identity for %s: %s", path, e);
+		bc_warn_once("cache: no identity for %s: %s", path, e);
 		(void)bc_cache_count(j->cache, "uncacheable:no-identity", 1);
 		return BC_OK;
 	}
@@ -1104,7 +1104,11 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 	count = BC_CACHE_COUNT_ALL;
 	bc_cache_blob_init(&b);
 	for (;;) {
-		r = bc_cache_lookup(j->cache, j->key, &b, e);
+		/* the blob alone first: a hit opens no index (the keeper
+		 * counts it); anything else the index's way */
+		r = bc_cache_lookup_blob(j->cache, j->key, &b, e);
+		if (r != BC_OK)
+			r = bc_cache_lookup(j->cache, j->key, &b, e);
 		if (r == BC_OK) {
 			bc_cache_inflight_release(j->cache, j->key,
 			    j->inflight_fd);
@@ -1113,8 +1117,8 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 			    j->file);
 			r = send_blob(j, req, &b, why);
 			/* the client has its answer: now the bookkeeping */
-			bc_cache_touch_from(j->cache, j->key, count, 1,
-			    b.compile_ms, j->origin);
+			bc_keeper_touch(j->conf->keeper_fd, j->cache, j->key,
+			    count, 1, b.compile_ms, j->origin);
 			bc_cache_blob_free(&b);
 			return r == BC_OK ? 1 : -1;
 		}
@@ -1234,7 +1238,7 @@ cache_after_compile(struct job *j, const struct bc_request *req,
 	if (j->key_mapped && map_entry(j, req, &ce, m) != 0)
 		goto out;
 	if (store(j, &ce, e) != BC_OK)
-		bc_warn("cache: storing %.16s failed (the compile itself "
+		bc_warn_once("cache: storing %.16s failed (the compile itself "
 		    "succeeded): %s", j->key, e);
 	else {
 		j->miss_pending = 0;	/* counted with the store */
@@ -1316,11 +1320,13 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 	if (cache_open(j) == BC_OK) {
 		memcpy(j->key, req->key, BC_HASH_HEXLEN + 1);
 		for (;;) {
-			r = bc_cache_lookup(j->cache, j->key, &b, e);
+			r = bc_cache_lookup_blob(j->cache, j->key, &b, e);
+			if (r != BC_OK)
+				r = bc_cache_lookup(j->cache, j->key, &b, e);
 			if (r == BC_OK) {
 				r = send_blob(j, req, &b, why);
-				bc_cache_touch_from(j->cache, j->key,
-				    BC_CACHE_COUNT_ALL, 1, b.compile_ms,
+				bc_keeper_touch(j->conf->keeper_fd, j->cache,
+				    j->key, BC_CACHE_COUNT_ALL, 1, b.compile_ms,
 				    req->origin);
 				bc_cache_blob_free(&b);
 				return r == BC_OK ? BC_OUT_OK : BC_OUT_DISCONNECT;

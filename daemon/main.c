@@ -640,6 +640,9 @@ main(int argc, char **argv)
 	}
 
 	bc_log_set_level(o.level);
+	bc_log_stamp_stderr(1);	/* a daemon's stderr is a log too */
+	if (bc_log_share_once(err) != BC_OK)	/* once per daemon */
+		fprintf(stderr, "boltccd: warning: %s\n", err);
 	if (o.log_file != NULL && bc_log_open(o.log_file, err) != BC_OK) {
 		fprintf(stderr, "boltccd: --log-file: %s\n", err);
 		return BC_EXIT_BAD_ARGUMENTS;

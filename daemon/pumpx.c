@@ -65,13 +65,13 @@ bc_pumpx_store_received(const char *cache_dir)
 	if (ndeferred == 0)
 		return;
 	if (bc_cas_open(&cas, cache_dir, 0, e) != BC_OK)
-		bc_info("pump store unavailable (%s): received files not kept",
-		    e);
+		bc_info_once("pump store unavailable (%s): received files not "
+		    "kept", e);
 	else {
 		for (i = 0; i < ndeferred; i++) {
 			if (bc_cas_put(&cas, deferred[i].hash, deferred[i].data,
 			    deferred[i].len, e) != BC_OK)
-				bc_info("pump store: %s", e);
+				bc_info_once("pump store: %s", e);
 			else
 				stored++;
 		}
@@ -306,8 +306,8 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 		return r;
 	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
 	if (bc_cas_open(&cas, cache_dir, 0, sub) != BC_OK)
-		bc_info("pump store unavailable (%s): every file is needed",
-		    sub);
+		bc_info_once("pump store unavailable (%s): every file is "
+		    "needed", sub);
 	*root = xasprintf("%s/root", *dir);
 	bc_buf_init(&data, BC_MAX_FILE);
 	bc_buf_init(&out, BC_BUF_CEILING);
@@ -378,7 +378,7 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 		    bc_buf_len(&data))) {
 			if (bc_cas_put(&cas, e->hash, bc_buf_data(&data),
 			    bc_buf_len(&data), sub) != BC_OK)
-				bc_info("pump store: %s", sub);
+				bc_info_once("pump store: %s", sub);
 			else
 				stored++;
 		}

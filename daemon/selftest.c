@@ -166,9 +166,9 @@ file_line(const char *path, int last, char *out, size_t outlen)
 		l = (size_t)(end - p);
 		if (l == 0)
 			continue;
-		is_err = bc_str_has_prefix(p, "boltccd[") &&
-		    (has_text(p, l, ") ERROR: ") ||
-		    has_text(p, l, ") WARN: "));
+		is_err = has_text(p, l, "boltccd[") &&
+		    (has_text(p, l, "] ERROR: ") ||
+		    has_text(p, l, "] WARN: "));
 		if (pick == NULL || (last && (is_err || !pick_err))) {
 			pick = p;
 			picklen = l;

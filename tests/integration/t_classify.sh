@@ -4,7 +4,9 @@
 # links, -E, -M, plain -c, -S, conftest, two sources, assembler, -march=
 # native, and an Xcode-style clang line with -index-store-path (which must
 # be stripped from what the daemon gets).  Needs neither the files nor a
-# host list.
+# host list.  Also boltcc's own option words (-h, an unknown --option is
+# an error, the implicit cc form keeps compiler options) and a misspelt
+# name in the configuration file (warned about once, the compile works).
 . "$(dirname "$0")/lib.sh"
 need_binaries
 
@@ -110,4 +112,54 @@ n=${res% *}
 bad=${res#* }
 _CHECKS=$n
 _FAILED=$bad
+
+# boltcc's own options: -h is --help; an unknown --option in their place
+# is an error naming it (exit 101), while the implicit "boltcc ARGS" form
+# (cc implied) still takes compiler options, long ones included.
+"$BOLTCC" -h >"$T/h.out" 2>"$T/h.err"
+rc=$?
+check "-h: exit 0 (got $rc)" [ $rc -eq 0 ]
+"$BOLTCC" --help >"$T/help.out" 2>&1
+check "-h: the usage, as --help prints it" cmp -s "$T/h.out" "$T/help.out"
+check "-h: usage on stdout, nothing on stderr" \
+	sh -c "grep -q '^usage: boltcc' '$T/h.out' && test ! -s '$T/h.err'"
+"$BOLTCC" --frobnicate >"$T/u.out" 2>"$T/u.err"
+rc=$?
+check "--frobnicate: exit 101 (got $rc)" [ $rc -eq 101 ]
+check "--frobnicate: names it: $(cat "$T/u.err")" grep -qx \
+	'boltcc: unknown option --frobnicate (see boltcc --help)' "$T/u.err"
+check "--frobnicate: nothing on stdout, no compiler run" test ! -s "$T/u.out"
+"$BOLTCC" --show-host >/dev/null 2>"$T/u2.err"
+rc=$?
+check "--show-host: exit 101 and the near option: $(cat "$T/u2.err")" sh -c \
+	"[ $rc -eq 101 ] && grep -q 'unknown option --show-host (did you mean --show-hosts?' '$T/u2.err'"
+mkdir -p "$T/impl" && cd "$T/impl" || die "no dir"
+printf 'int f(void) { return __STDC_VERSION__ > 0; }\n' >x.c
+# hermetic: a host list that only compiles here
+for args in "-c x.c -o a.o" "-O2 -c x.c -o b.o" "--std=c99 -c x.c -o c.o" \
+    "-std=c11 -DX=1 -c x.c -o d.o"; do
+	o=$(echo "$args" | sed 's/.* -o //')
+	# shellcheck disable=SC2086
+	BOLTCC_DIR="$T/impl" BOLTCC_HOSTS=localhost "$BOLTCC" $args \
+		>"$T/impl.out" 2>&1
+	rc=$?
+	check "implicit cc: boltcc $args: exit 0 (got $rc), $o written" \
+		sh -c "[ $rc -eq 0 ] && test -s '$o'"
+	[ $rc -eq 0 ] || sed 's/^/    /' "$T/impl.out" | head -n 5
+done
+
+# A misspelt name in the configuration file: one warning per run, naming
+# the file, the line and the closest known name; the compile still works.
+printf '# farm\nBOLTCC_HOST = 127.0.0.1:1\n' >"$T/impl/typo.cfg"
+BOLTCC_CONFIG="$T/impl/typo.cfg" BOLTCC_DIR="$T/impl" \
+	BOLTCC_HOSTS=localhost "$BOLTCC" cc -c x.c -o t.o >"$T/typo.out" 2>&1
+rc=$?
+check "config typo: the compile still succeeds (exit $rc)" \
+	sh -c "[ $rc -eq 0 ] && test -s t.o"
+check "config typo: warned: $(head -n 1 "$T/typo.out")" grep -q \
+	"$T/impl/typo.cfg line 2: BOLTCC_HOST: unknown setting; did you mean BOLTCC_HOSTS?" \
+	"$T/typo.out"
+check "config typo: said once per run" \
+	[ "$(grep -c 'unknown setting' "$T/typo.out")" = 1 ]
+cd "$T" || die "no dir"
 finish

@@ -14,7 +14,9 @@
 #    README promises;
 #  * launchd/install-launchd.sh: sh -n, launchctl bootstrap system;
 #  * systemd units: systemd-analyze verify (where installed), and the
-#    socket names boltccd understands.
+#    socket names boltccd understands;
+#  * the man pages: groff renders them without warnings and with the
+#    spaces of their alternating-font lines.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 C="$BOLTCC_SRCDIR/contrib"
@@ -143,5 +145,35 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	[ $rc = 0 ] || sed 's/^/    /' "$T/verify.out"
 else
 	note "systemd-analyze not installed: unit check skipped"
+fi
+
+# man pages: groff renders them without a warning (-ww: all of them; a
+# control character or an unknown escape is one), and the alternating
+# font macros keep their spaces.  -rLL/-rHY: one long line per
+# paragraph, no hyphenation, so a sentence can be looked for whole.
+if command -v groff >/dev/null 2>&1; then
+	M="$BOLTCC_SRCDIR/man"
+	for p in boltcc.1 boltccd.8; do
+		for dev in utf8 ascii; do
+			groff -man -T$dev -ww -z "$M/$p" >"$T/groff.out" 2>&1
+			check "man/$p: groff -T$dev -ww: no warning" \
+				test ! -s "$T/groff.out"
+			sed 's/^/    /' "$T/groff.out" | head -n 5
+		done
+		groff -man -Tascii -P-cbu -rLL=250n -rHY=0 "$M/$p" 2>/dev/null |
+			tr -s ' \n' '  ' >"$T/$p.txt"
+	done
+	for want in "plain mode (local preprocessor) instead of pump mode; contradicts ,cpp." \
+	    "Without ,bolt or ,distcc, boltcc asks the host once (a short \"hello\"" \
+	    "clang's profile use (-fprofile-instr-use=FILE) goes out" \
+	    "An unknown option starting with --"; do
+		check "man/boltcc.1 renders: '$want'" grep -qF -- "$want" "$T/boltcc.1.txt"
+	done
+	for want in "(inetd, or ssh host boltccd --inetd) and exit." \
+	    "boltccd[4711] WARN: message"; do
+		check "man/boltccd.8 renders: '$want'" grep -qF -- "$want" "$T/boltccd.8.txt"
+	done
+else
+	note "groff not installed: man page check skipped"
 fi
 finish

@@ -7,7 +7,9 @@
 #     succeeds and the program runs;
 #  3. DISTCC_FALLBACK=0 with only dead hosts: exit 116, no object;
 #  4. a state dir set explicitly but missing: clear error naming it;
-#  5. a bad host list ("box,cpp"): clear error naming it.
+#  5. a bad host list ("box,cpp"): clear error naming it;
+#  6. --show-hosts: each host's kind, slots held, probe result and state
+#     (up; backoff until when, and why, after a failed job), also --json.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc make
@@ -207,5 +209,88 @@ BOLTCC_DIR="$C5" BOLTCC_HOSTS="box,cpp" timeout 60 "$BOLTCC" gcc -c hello.c -o b
 rc=$?
 note "compile with 'box,cpp': exit $rc: $(head -n 1 "$T/err5b.txt")"
 check "5: a compile with that list says so on stderr" grep -q 'box,cpp\|,cpp' "$T/err5b.txt"
+
+log "--- 6. --show-hosts: each host's state"
+C6=$(new_client_dir)
+H6="127.0.0.1:$DEAD,bolt 127.0.0.1:$LIVE localhost/3"
+show6() {
+	BOLTCC_DIR="$C6" BOLTCC_HOSTS="$H6" "$BOLTCC" --show-hosts "$@"
+}
+show6 >"$T/sh6a.txt" 2>&1
+check "6: fresh: 3 lines, all up, no slot held" sh -c \
+	"[ \$(wc -l <'$T/sh6a.txt') = 3 ] && [ \$(grep -c ' slots 0/[34] .* up\$' '$T/sh6a.txt') = 3 ]"
+check "6: fresh: the dead ,bolt host: tcp, boltccd (declared)" grep -Eq \
+	"^127\.0\.0\.1:$DEAD,bolt +tcp +slots 0/4 +boltccd \(declared\) +up\$" "$T/sh6a.txt"
+check "6: fresh: the undeclared host is not probed" grep -Eq \
+	"^127\.0\.0\.1:$LIVE +tcp +slots 0/4 +not probed +up\$" "$T/sh6a.txt"
+check "6: fresh: localhost/3" grep -Eq \
+	"^localhost/3 +localhost +slots 0/3 +local +up\$" "$T/sh6a.txt"
+sed 's/^/    /' "$T/sh6a.txt"
+# a failed job on the dead host (fallback: local), then one on the live
+# host, which probes it
+rm -f s6a.o s6b.o
+BOLTCC_DIR="$C6" BOLTCC_HOSTS="127.0.0.1:$DEAD,bolt" DISTCC_FALLBACK=1 \
+	timeout 60 "$BOLTCC" gcc -c hello.c -o s6a.o 2>/dev/null
+check "6: the job on the dead host fell back to a local compile" test -s s6a.o
+BOLTCC_DIR="$C6" BOLTCC_HOSTS="127.0.0.1:$LIVE" DISTCC_FALLBACK=0 \
+	timeout 60 "$BOLTCC" gcc -c warn.c -o s6b.o 2>/dev/null
+check "6: the job on the live host ran there" test -s s6b.o
+# another boltcc holds one slot of the live host
+$PYTHON - "$C6/lock/cpu_tcp_127.0.0.1_${LIVE}_0" "$T/s6.held" "$T/s6.stop" <<'EOF' &
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+open(sys.argv[2], "w").close()
+for _ in range(600):
+    if os.path.exists(sys.argv[3]):
+        break
+    time.sleep(0.05)
+EOF
+HOLDER=$!
+_PIDS="$_PIDS $HOLDER"
+i=0
+while [ ! -e "$T/s6.held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+now=$(date +%s)
+show6 >"$T/sh6b.txt" 2>&1
+show6 --json >"$T/sh6b.json" 2>&1
+: >"$T/s6.stop"
+wait $HOLDER 2>/dev/null
+sed 's/^/    /' "$T/sh6b.txt"
+check "6: the dead host is in backoff until a local RFC 3339 time, with the reason" grep -Eq \
+	"^127\.0\.0\.1:$DEAD,bolt +tcp +slots 0/4 +boltccd \(declared\) +backoff until [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2} \((probe-)?connect: .*127\.0\.0\.1:$DEAD" \
+	"$T/sh6b.txt"
+check "6: the live host: probed as boltccd, one slot held, up" grep -Eq \
+	"^127\.0\.0\.1:$LIVE +tcp +slots 1/4 +boltccd \(probed\) +up\$" "$T/sh6b.txt"
+check "6: --json: the same states, backoff until ~60 s from now" \
+	$PYTHON - "$T/sh6b.json" "$now" "$DEAD" "$LIVE" <<'EOF'
+import json, sys
+from datetime import datetime
+d = json.load(open(sys.argv[1]))
+now, dead, live = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+h = {x["spec"]: x for x in d["hosts"]}
+a = h["127.0.0.1:%s,bolt" % dead]
+b = h["127.0.0.1:%s" % live]
+c = h["localhost/3"]
+until = datetime.fromisoformat(a["backoff_until"]).timestamp()
+ok = (a["state"] == "backoff" and a["server"] == "boltccd"
+      and a["known_by"] == "declared" and "connect" in a["backoff_reason"]
+      and now + 50 <= until <= now + 61 and a["kind"] == "tcp"
+      and b["state"] == "up" and b["server"] == "boltccd"
+      and b["known_by"] == "probed" and b["slots_used"] == 1
+      and b["slots"] == 4 and "backoff_until" not in b
+      and c["kind"] == "localhost" and c["slots"] == 3
+      and c["state"] == "up")
+if not ok:
+    print(json.dumps(d, indent=1))
+sys.exit(0 if ok else 1)
+EOF
+BOLTCC_DIR="$C6" BOLTCC_HOSTS="$H6" DISTCC_BACKOFF_PERIOD=0 "$BOLTCC" \
+	--show-hosts >"$T/sh6c.txt" 2>&1
+check "6: DISTCC_BACKOFF_PERIOD=0: no host is backed off" sh -c \
+	"[ \$(grep -c ' up\$' '$T/sh6c.txt') = 3 ]"
+BOLTCC_DIR="$C6" BOLTCC_HOSTS="$H6" "$BOLTCC" --show-hosts --bogus \
+	>/dev/null 2>&1
+rc=$?
+check "6: --show-hosts with a stray argument: usage error (exit $rc)" [ $rc -eq 101 ]
 
 finish

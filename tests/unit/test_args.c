@@ -1442,6 +1442,35 @@ START_TEST(test_classify_mutations)
 }
 END_TEST
 
+/* The implicit "boltcc --opt ..." form: which --words are the driver's. */
+START_TEST(test_driver_long_option)
+{
+	static const char *const yes[] = {
+		"--std=c99", "--std", "--sysroot=/x", "--sysroot", "--param",
+		"--output", "--output=x.o", "--help", "--help=warnings",
+		"--target=arm64-apple-macos13", "--print-search-dirs",
+		"--print-prog-name=ld", "--cuda-path=/c",
+		"--offload-arch=gfx90a",
+		"--serialize-diagnostics", "--coverage", "--analyze",
+		"--driver-mode=g++", "--warn-unused", "--verbose", "--version",
+		NULL
+	};
+	static const char *const no[] = {
+		"--frobnicate", "--show-host", "--stat", "--", "-", "-c",
+		"-std=c99", "--stdx", "--outputs", "--sysroots=/x", "--zero",
+		"std=c99", "", "---std", NULL
+	};
+	size_t i;
+
+	for (i = 0; yes[i] != NULL; i++)
+		ck_assert_msg(bc_args_is_driver_long_option(yes[i]), "%s",
+		    yes[i]);
+	for (i = 0; no[i] != NULL; i++)
+		ck_assert_msg(!bc_args_is_driver_long_option(no[i]), "%s",
+		    no[i]);
+}
+END_TEST
+
 static Suite *
 args_suite(void)
 {
@@ -1458,6 +1487,7 @@ args_suite(void)
 	tcase_add_test(tc, test_strip_args_request);
 	tcase_add_test(tc, test_xcode_corpus);
 	tcase_add_test(tc, test_classify_mutations);
+	tcase_add_test(tc, test_driver_long_option);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 

@@ -923,6 +923,77 @@ START_TEST(hostsel_backoff)
 }
 END_TEST
 
+/* What --show-hosts reads: the backoff's end and reason, slots held. */
+START_TEST(hostsel_state_for_show_hosts)
+{
+	struct hs_env e;
+	struct holder h;
+	char why[64], longwhy[400], *name;
+	time_t until, before = time(NULL);
+	int st;
+
+	hs_setup(&e, "hosta/2 hostb/1 localhost/3");
+	/* a fresh state dir: no slot file yet, and none is created */
+	ck_assert_int_eq(bc_hostsel_busy_slots(e.lockdir, &e.hl.v[0]), 0);
+	name = xasprintf("%s/cpu_tcp_hosta_3632_0", e.lockdir);
+	ck_assert_int_eq(path_exists(name), 0);
+	free(name);
+	ck_assert_int_eq(bc_hostsel_busy_slots(e.lockdir, &e.hl.v[2]), 0);
+	/* another process holds one of hosta's slots */
+	hold_slot(&e.hl, e.lockdir, 0, &h);
+	ck_assert_int_eq(h.rc, BC_OK);
+	ck_assert_int_eq(h.host_index, 0);
+	ck_assert_int_eq(bc_hostsel_busy_slots(e.lockdir, &e.hl.v[0]), 1);
+	ck_assert_int_eq(bc_hostsel_busy_slots(e.lockdir, &e.hl.v[1]), 0);
+	kill(h.pid, SIGKILL);
+	ck_assert_int_eq(waitpid(h.pid, &st, 0), h.pid);
+	ck_assert_int_eq(bc_hostsel_busy_slots(e.lockdir, &e.hl.v[0]), 0);
+
+	/* no mark: not backed off */
+	ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir, &e.hl.v[0], 60,
+	    &until, why, sizeof(why)), 0);
+	ck_assert_str_eq(why, "");
+	/* a mark with a reason (control bytes made blanks) */
+	ck_assert_int_eq(bc_hostsel_backoff_mark_why(e.lockdir, &e.hl.v[0],
+	    "connect: refused\nby\x01peer"), BC_OK);
+	ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir, &e.hl.v[0], 60,
+	    &until, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "connect: refused by peer");
+	ck_assert(until >= before + 60 && until <= time(NULL) + 60);
+	ck_assert_int_eq(bc_hostsel_backed_off(e.lockdir, &e.hl.v[0], 60), 1);
+	/* period 0: never backed off */
+	ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir, &e.hl.v[0], 0,
+	    &until, why, sizeof(why)), 0);
+	/* no reason recorded (the old mark, or distcc's): "" */
+	ck_assert_int_eq(bc_hostsel_backoff_mark(e.lockdir, &e.hl.v[1]),
+	    BC_OK);
+	ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir, &e.hl.v[1], 60,
+	    &until, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "");
+	ck_assert_int_eq(bc_hostsel_backoff_mark_why(e.lockdir, &e.hl.v[1],
+	    ""), BC_OK);
+	ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir, &e.hl.v[1], 60,
+	    &until, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "");
+	/* a long reason is cut (240 bytes kept), and to the caller's buffer */
+	memset(longwhy, 'r', sizeof(longwhy) - 1);
+	longwhy[sizeof(longwhy) - 1] = '\0';
+	ck_assert_int_eq(bc_hostsel_backoff_mark_why(e.lockdir, &e.hl.v[0],
+	    longwhy), BC_OK);
+	ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir, &e.hl.v[0], 60,
+	    &until, why, sizeof(why)), 1);
+	ck_assert_uint_eq(strlen(why), sizeof(why) - 1);
+	{
+		char big[512];
+
+		ck_assert_int_eq(bc_hostsel_backoff_info(e.lockdir,
+		    &e.hl.v[0], 60, &until, big, sizeof(big)), 1);
+		ck_assert_uint_eq(strlen(big), 240);
+	}
+	hs_teardown(&e);
+}
+END_TEST
+
 START_TEST(hostsel_down_and_tried)
 {
 	struct hs_env e;
@@ -1420,6 +1491,7 @@ client_suite(void)
 	tcase_add_test(tc, hostsel_child_holds_until_exit);
 	tcase_add_test(tc, hostsel_waiter_wakes);
 	tcase_add_test(tc, hostsel_backoff);
+	tcase_add_test(tc, hostsel_state_for_show_hosts);
 	tcase_add_test(tc, hostsel_down_and_tried);
 	tcase_add_test(tc, hostsel_localhost_entry);
 	tcase_add_test(tc, hostsel_local_slots);

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <check.h>
 #include <dirent.h>
@@ -372,50 +373,261 @@ log_warn(const char *msg)
 	bc_warn("%s", msg);
 }
 
+static void
+log_debug(int n)
+{
+	bc_debug("detail %d", n);
+}
+
+/* 1 if s starts with "YYYY-MM-DDTHH:MM:SS.mmm+hh:mm " (RFC 3339). */
+static int
+is_stamp(const char *s)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:dd.ddd+dd:dd ";
+	size_t i;
+
+	for (i = 0; pat[i] != '\0'; i++) {
+		if (s[i] == '\0')
+			return 0;
+		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') :
+		    pat[i] == '+' ? (s[i] != '+' && s[i] != '-') :
+		    s[i] != pat[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* The file's text with each line's time stamp checked and removed. */
+static char *
+read_unstamped(const char *path)
+{
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+	char err[BC_ERRLEN], *s, *p, *out;
+	size_t o = 0;
+
+	ck_assert_int_eq(bc_read_file(path, 1 << 20, &b, err), BC_OK);
+	ck_assert_int_eq(bc_buf_dup_cstr(&b, &s), BC_OK);
+	bc_buf_free(&b);
+	out = xmalloc(strlen(s) + 1);
+	for (p = s; *p != '\0';) {
+		char *nl = strchr(p, '\n');
+		size_t n;
+
+		ck_assert_msg(is_stamp(p), "no time stamp: %s", p);
+		p += strlen("2026-12-05T13:45:01.123+00:00 ");
+		n = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
+		memcpy(out + o, p, n);
+		o += n;
+		p += n;
+	}
+	out[o] = '\0';
+	free(s);
+	return out;
+}
+
 START_TEST(test_log)
 {
 	char err[BC_ERRLEN], *path, *rotated, *s, *want;
-	struct bc_buf b = BC_BUF_INIT(1 << 20);
 	long pid = (long)getpid();
 
 	path = xasprintf("%s/log", tmpd);
 	rotated = xasprintf("%s/log.1", tmpd);
 	bc_log_init("/usr/sbin/boltccd", BC_LOG_INFO);
 	ck_assert_int_eq(bc_log_open(path, err), BC_OK);
-	log_lines("evil\nboltccd[1] (x) ERROR: forged\x01");
+	log_lines("evil\nboltccd[1] ERROR: forged\x01");
 	/* Rotate, then reopen (SIGHUP): new lines go to a new file. */
 	ck_assert_int_eq(rename(path, rotated), 0);
 	log_warn("still old");
 	ck_assert_int_eq(bc_log_reopen(err), BC_OK);
 	log_warn("after reopen");
+	bc_log_set_level(BC_LOG_DEBUG);
+	log_debug(2);
 	ck_assert_int_eq(bc_log_open(NULL, err), BC_OK);
 	bc_log_silence();
 	bc_error("silenced");
 
-	ck_assert_int_eq(bc_read_file(rotated, 1 << 20, &b, err), BC_OK);
-	ck_assert_int_eq(bc_buf_dup_cstr(&b, &s), BC_OK);
-	want = xasprintf("boltccd[%ld] (log_lines) INFO: hello 1\n"
-	    "boltccd[%ld] (log_lines) ERROR: peer said "
-	    "evil\\nboltccd[1] (x) ERROR: forged\\x01\n"
-	    "boltccd[%ld] (log_warn) WARN: still old\n", pid, pid, pid);
+	/* Every line stamped; function names on debug lines only. */
+	s = read_unstamped(rotated);
+	want = xasprintf("boltccd[%ld] INFO: hello 1\n"
+	    "boltccd[%ld] ERROR: peer said "
+	    "evil\\nboltccd[1] ERROR: forged\\x01\n"
+	    "boltccd[%ld] WARN: still old\n", pid, pid, pid);
 	ck_assert_str_eq(s, want);
 	free(s);
 	free(want);
-	bc_buf_reset(&b);
-	ck_assert_int_eq(bc_read_file(path, 1 << 20, &b, err), BC_OK);
-	ck_assert_int_eq(bc_buf_dup_cstr(&b, &s), BC_OK);
-	want = xasprintf("boltccd[%ld] (log_warn) WARN: after reopen\n",
-	    pid);
+	s = read_unstamped(path);
+	want = xasprintf("boltccd[%ld] WARN: after reopen\n"
+	    "boltccd[%ld] DEBUG: (log_debug) detail 2\n", pid, pid);
 	ck_assert_str_eq(s, want);
 	free(s);
 	free(want);
 	free(path);
 	free(rotated);
-	bc_buf_free(&b);
-	ck_assert_int_eq(bc_log_get_level(), BC_LOG_INFO);
-	bc_log_set_level(BC_LOG_DEBUG);
 	ck_assert_int_eq(bc_log_get_level(), BC_LOG_DEBUG);
+	bc_log_set_level(BC_LOG_INFO);
+	ck_assert_int_eq(bc_log_get_level(), BC_LOG_INFO);
 	ck_assert_int_ne(bc_log_open("/nonexistent-dir/x.log", err), BC_OK);
+}
+END_TEST
+
+/* stderr: no stamp unless asked (the client's is the user's terminal). */
+START_TEST(test_log_stderr_stamp)
+{
+	char *path = xasprintf("%s/err", tmpd), *s, *want;
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+	char err[BC_ERRLEN];
+	int fd, saved = dup(STDERR_FILENO);
+
+	ck_assert_int_ge(saved, 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	bc_log_init("boltcc", BC_LOG_WARN);
+	bc_warn("plain");
+	bc_log_stamp_stderr(1);
+	bc_warn("stamped");
+	ck_assert_int_eq(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	ck_assert_int_eq(bc_read_file(path, 1 << 20, &b, err), BC_OK);
+	ck_assert_int_eq(bc_buf_dup_cstr(&b, &s), BC_OK);
+	want = xasprintf("boltcc[%ld] WARN: plain\n", (long)getpid());
+	ck_assert(bc_str_has_prefix(s, want));
+	ck_assert(is_stamp(s + strlen(want)));
+	ck_assert(bc_str_has_suffix(s, " WARN: stamped\n"));
+	free(want);
+	free(s);
+	free(path);
+	bc_buf_free(&b);
+}
+END_TEST
+
+static void
+warn_each_compile(int i)
+{
+	bc_warn_once("cache: storing %d failed", i);
+}
+
+static void
+info_each_compile(void)
+{
+	bc_info_once("another site");
+}
+
+START_TEST(test_log_once)
+{
+	char err[BC_ERRLEN], *path = xasprintf("%s/once", tmpd), *s, *want;
+	long pid = (long)getpid();
+	pid_t child;
+	int i, st;
+
+	bc_log_init("boltccd", BC_LOG_ERROR);
+	ck_assert_int_eq(bc_log_open(path, err), BC_OK);
+	warn_each_compile(0);		/* not shown: does not use it up */
+	bc_log_set_level(BC_LOG_INFO);
+	ck_assert_int_eq(bc_log_share_once(err), BC_OK);
+	ck_assert_int_eq(bc_log_share_once(err), BC_OK);	/* no-op */
+	/* Each "compile" in a worker of its own, as the daemon forks. */
+	for (i = 1; i <= 3; i++) {
+		child = fork();
+		ck_assert_int_ge(child, 0);
+		if (child == 0) {
+			warn_each_compile(i);
+			_exit(0);
+		}
+		ck_assert_int_eq(waitpid(child, &st, 0), child);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	warn_each_compile(4);		/* the parent: said already */
+	bc_log_set_level(BC_LOG_DEBUG);
+	warn_each_compile(5);	/* a debug line, with the function */
+	info_each_compile();
+	info_each_compile();
+	bc_log_silence();
+	s = read_unstamped(path);
+	ck_assert(bc_str_has_prefix(s, "boltccd["));
+	want = xasprintf("] WARN: cache: storing 1 failed (said once; "
+	    "repeats are logged at debug level)\n"
+	    "boltccd[%ld] DEBUG: (warn_each_compile) cache: storing 5 "
+	    "failed\n"
+	    "boltccd[%ld] INFO: another site (said once; repeats are logged "
+	    "at debug level)\n"
+	    "boltccd[%ld] DEBUG: (info_each_compile) another site\n", pid, pid,
+	    pid);
+	ck_assert_msg(strstr(s, want) != NULL && strstr(s, "storing 2") ==
+	    NULL && strstr(s, "storing 4") == NULL, "got: %s", s);
+	free(want);
+	free(s);
+	free(path);
+	/* The key table itself. */
+	ck_assert_int_eq(bc_log_once("k1"), 1);
+	ck_assert_int_eq(bc_log_once("k1"), 0);
+	ck_assert_int_eq(bc_log_once("k2"), 1);
+	/* Full: every key is said rather than hidden. */
+	for (i = 0; i < 2 * BC_LOG_ONCE_SITES; i++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "fill %d", i);
+		(void)bc_log_once(k);
+	}
+	ck_assert_int_eq(bc_log_once("new after full"), 1);
+	ck_assert_int_eq(bc_log_once("new after full"), 1);
+	ck_assert_int_eq(bc_log_once("k1"), 0);
+}
+END_TEST
+
+START_TEST(test_time_distance)
+{
+	char t[BC_TIME_RFC3339_LEN], small[8];
+	const char *tz = getenv("TZ");
+	char *old = tz != NULL ? xstrdup(tz) : NULL;
+
+	setenv("TZ", "UTC0", 1);
+	tzset();
+	ck_assert_int_eq(bc_time_rfc3339((time_t)1796478301, 123, t,
+	    sizeof(t)), BC_OK);
+	ck_assert_str_eq(t, "2026-12-05T13:45:01.123+00:00");
+	ck_assert_int_eq(bc_time_rfc3339((time_t)1796478301, -1, t,
+	    sizeof(t)), BC_OK);
+	ck_assert_str_eq(t, "2026-12-05T13:45:01+00:00");
+	setenv("TZ", "XST-5:30", 1);	/* POSIX: east of UTC */
+	tzset();
+	ck_assert_int_eq(bc_time_rfc3339((time_t)1796478301, 7, t,
+	    sizeof(t)), BC_OK);
+	ck_assert_str_eq(t, "2026-12-05T19:15:01.007+05:30");
+	setenv("TZ", "YST8", 1);
+	tzset();
+	ck_assert_int_eq(bc_time_rfc3339((time_t)1796478301, -1, t,
+	    sizeof(t)), BC_OK);
+	ck_assert_str_eq(t, "2026-12-05T05:45:01-08:00");
+	ck_assert_int_eq(bc_time_rfc3339(0, -1, small, sizeof(small)),
+	    BC_ERR_LIMIT);
+	ck_assert_str_eq(small, "");
+	if (old != NULL) {
+		setenv("TZ", old, 1);
+		free(old);
+	} else
+		unsetenv("TZ");
+	tzset();
+
+	ck_assert_uint_eq(bc_str_distance("BOLTCC_HOST", "BOLTCC_HOSTS", 2), 1);
+	ck_assert_uint_eq(bc_str_distance("BOLTCC_HOSTS", "BOLTCC_HOSTS", 2),
+	    0);
+	ck_assert_uint_eq(bc_str_distance("DISTCC_FALBACK", "DISTCC_FALLBACK",
+	    2), 1);
+	ck_assert_uint_eq(bc_str_distance("BOLTCC_PUPM", "BOLTCC_PUMP", 2), 2);
+	ck_assert_uint_eq(bc_str_distance("kitten", "sitting", 5), 3);
+	ck_assert_uint_eq(bc_str_distance("kitten", "sitting", 2), 3);
+	ck_assert_uint_eq(bc_str_distance("", "abc", 3), 3);
+	ck_assert_uint_eq(bc_str_distance("abc", "", 1), 2);
+	ck_assert_uint_eq(bc_str_distance("BOLTCC_X", "DISTCC_LOG", 2), 3);
+	{
+		char longs[100];
+
+		memset(longs, 'a', sizeof(longs) - 1);
+		longs[sizeof(longs) - 1] = '\0';
+		ck_assert_uint_eq(bc_str_distance(longs, longs, 2), 3);
+	}
 }
 END_TEST
 
@@ -452,6 +664,9 @@ util_suite(void)
 	tcase_add_test(tc, test_parse_int);
 	tcase_add_test(tc, test_err);
 	tcase_add_test(tc, test_log);
+	tcase_add_test(tc, test_log_stderr_stamp);
+	tcase_add_test(tc, test_log_once);
+	tcase_add_test(tc, test_time_distance);
 	tcase_add_test(tc, test_misc);
 	suite_add_tcase(s, tc);
 	return s;

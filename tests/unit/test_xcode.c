@@ -109,7 +109,7 @@ START_TEST(test_cfg_limits)
 	/* more than BC_CFG_MAX_ENTRIES settings: the rest ignored */
 	bc_buf_reset(&b);
 	for (i = 0; i < BC_CFG_MAX_ENTRIES + 5; i++)
-		ck_assert_int_eq(bc_buf_putf(&b, "BOLTCC_K%zu=%zu\n", i, i),
+		ck_assert_int_eq(bc_buf_putf(&b, "DISTCC_LOG=/l%zu\n", i),
 		    BC_OK);
 	ck_assert_int_eq(bc_cfgfile_parse((const char *)bc_buf_data(&b),
 	    bc_buf_len(&b), &k, &v, &w, err), BC_OK);
@@ -120,17 +120,17 @@ START_TEST(test_cfg_limits)
 	bc_strv_free(&w);
 	/* an over-long line is ignored, the next one read */
 	bc_buf_reset(&b);
-	(void)bc_buf_put_str(&b, "BOLTCC_A=");
+	(void)bc_buf_put_str(&b, "BOLTCC_HOSTS=");
 	for (i = 0; i < BC_CFG_MAX_LINE; i++)
 		(void)bc_buf_put_u8(&b, 'x');
-	(void)bc_buf_put_str(&b, "\nBOLTCC_B=2");
+	(void)bc_buf_put_str(&b, "\nBOLTCC_DIR=2");
 	bc_strv_init(&k);
 	bc_strv_init(&v);
 	bc_strv_init(&w);
 	ck_assert_int_eq(bc_cfgfile_parse((const char *)bc_buf_data(&b),
 	    bc_buf_len(&b), &k, &v, &w, err), BC_OK);
 	ck_assert_uint_eq(k.n, 1);
-	ck_assert_str_eq(k.v[0], "BOLTCC_B");
+	ck_assert_str_eq(k.v[0], "BOLTCC_DIR");
 	ck_assert_uint_eq(w.n, 1);
 	bc_strv_free(&k);
 	bc_strv_free(&v);
@@ -174,6 +174,116 @@ START_TEST(test_cfg_mutations)
 		cfg_parse_any(golden_cfg + i, n - i);	/* truncated start */
 	}
 	free(m);
+}
+END_TEST
+
+/* A misspelt name is warned about, with the closest known one. */
+START_TEST(test_cfg_unknown)
+{
+	static const char text[] =
+	    "BOLTCC_HOST = x\n"
+	    "DISTCC_FALBACK=0\n"
+	    "BOLTCC_ZZZZZZZZ=1\n"
+	    "export DISTCC_SSH=ssh\n"
+	    "BOLTC_HOSTS=a\n"
+	    "BOLTCC_HOSTS=b\n"
+	    "DEVELOPER_DIRS=/x\n";
+	static const char *const want[] = {
+	    "line 1: BOLTCC_HOST: unknown setting; did you mean BOLTCC_HOSTS?",
+	    "line 2: DISTCC_FALBACK: unknown setting; did you mean "
+	    "DISTCC_FALLBACK?",
+	    "line 3: BOLTCC_ZZZZZZZZ: unknown setting",
+	    "line 4: DISTCC_SSH: a distcc setting that boltcc does not use",
+	    "line 5: BOLTC_HOSTS is not a boltcc setting, ignored; did you "
+	    "mean BOLTCC_HOSTS?",
+	    "line 7: DEVELOPER_DIRS is not a boltcc setting, ignored; did you "
+	    "mean DEVELOPER_DIR?",
+	};
+	struct bc_strv k = BC_STRV_INIT, v = BC_STRV_INIT, w = BC_STRV_INIT;
+	char err[BC_ERRLEN];
+	size_t i;
+
+	ck_assert_int_eq(bc_cfgfile_parse(text, strlen(text), &k, &v, &w,
+	    err), BC_OK);
+	/* BOLTCC_ and DISTCC_ names are still set (harmless when unread) */
+	ck_assert_uint_eq(k.n, 5);
+	ck_assert_str_eq(k.v[0], "BOLTCC_HOST");
+	ck_assert_str_eq(k.v[4], "BOLTCC_HOSTS");
+	ck_assert_uint_eq(w.n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < w.n; i++)
+		ck_assert_str_eq(w.v[i], want[i]);
+	bc_strv_free(&k);
+	bc_strv_free(&v);
+	bc_strv_free(&w);
+
+	ck_assert(bc_cfgfile_key_known("BOLTCC_HOSTS"));
+	ck_assert(bc_cfgfile_key_known("DEVELOPER_DIR"));
+	ck_assert(!bc_cfgfile_key_known("BOLTCC_HOST"));
+	ck_assert(!bc_cfgfile_key_known("BOLTCC_CONFIG"));
+	ck_assert_str_eq(bc_cfgfile_suggest("BOLTCC_PUPM"), "BOLTCC_PUMP");
+	ck_assert_ptr_null(bc_cfgfile_suggest("distcc_log"));
+	ck_assert_str_eq(bc_cfgfile_suggest("BOLTCC_DIRS"), "BOLTCC_DIR");
+	ck_assert_ptr_null(bc_cfgfile_suggest("BOLTCC_X"));
+	ck_assert_ptr_null(bc_cfgfile_suggest(""));
+}
+END_TEST
+
+/*
+ * Every BOLTCC_ or DISTCC_ name the client's sources mention is one the
+ * file knows (or one it may not set): a new variable read in cconf.c
+ * without an entry in cfgfile.c's known_keys would be warned about.
+ */
+START_TEST(test_cfg_known_keys_complete)
+{
+	const char *src = getenv("BOLTCC_SRCDIR");
+	static const char *const files[] = { "cconf.c", "main.c",
+	    "sshclient.c", "xcode.c", "local.c", "remote.c", "hostsel.c",
+	    "direct.c", "lookup.c", "hitcache.c", "pump.c", "pumpx.c",
+	    "ssh.c", "cstats.c", NULL };
+	struct bc_buf b;
+	char err[BC_ERRLEN], *path, *text;
+	size_t i, seen = 0;
+
+	if (src == NULL || *src == '\0')
+		return;		/* run by hand outside make check */
+	for (i = 0; files[i] != NULL; i++) {
+		const char *p;
+
+		path = xasprintf("%s/client/%s", src, files[i]);
+		bc_buf_init(&b, (size_t)1 << 24);
+		if (bc_read_file(path, (size_t)1 << 24, &b, err) != BC_OK) {
+			bc_buf_free(&b);
+			free(path);
+			continue;
+		}
+		ck_assert_int_eq(bc_buf_dup_cstr(&b, &text), BC_OK);
+		for (p = text; (p = strchr(p, '"')) != NULL; p++) {
+			char name[64];
+			size_t n = 0;
+
+			if (strncmp(p + 1, "BOLTCC_", 7) != 0 &&
+			    strncmp(p + 1, "DISTCC_", 7) != 0)
+				continue;
+			while (n + 1 < sizeof(name) &&
+			    ((p[1 + n] >= 'A' && p[1 + n] <= 'Z') ||
+			    (p[1 + n] >= '0' && p[1 + n] <= '9') ||
+			    p[1 + n] == '_')) {
+				name[n] = p[1 + n];
+				n++;
+			}
+			name[n] = '\0';
+			if (n <= 7 || !bc_cfgfile_key_ok(name))
+				continue;	/* a prefix; a guard */
+			ck_assert_msg(bc_cfgfile_key_known(name), "client/%s "
+			    "reads %s: add it to cfgfile.c's known_keys",
+			    files[i], name);
+			seen++;
+		}
+		free(text);
+		bc_buf_free(&b);
+		free(path);
+	}
+	ck_assert_uint_gt(seen, 10);
 }
 END_TEST
 
@@ -623,6 +733,8 @@ xcode_suite(void)
 	tcase_add_test(tc, test_cfg_parse);
 	tcase_add_test(tc, test_cfg_limits);
 	tcase_add_test(tc, test_cfg_mutations);
+	tcase_add_test(tc, test_cfg_unknown);
+	tcase_add_test(tc, test_cfg_known_keys_complete);
 	tcase_add_test(tc, test_cfg_candidates);
 	tcase_add_test(tc, test_cfg_apply_precedence);
 	tcase_add_test(tc, test_xcode_names);
