@@ -394,7 +394,10 @@ struct job {
 	char *dir;		/* job temp dir */
 	char *pump_root, *pump_cwd;	/* pump: file tree, compile cwd */
 	char compiler[64];
-	char file[128];
+	char file[128];		/* escaped, for the log */
+	char src[128];		/* the source's base name, for the monitor */
+	int mode;		/* enum bc_job_mode */
+	int cache_res;		/* enum bc_ev_cache */
 	char errhead[512];	/* a failed compile: its stderr's first lines,
 				 * escaped, for the log */
 	int64_t rss_kb;
@@ -434,11 +437,38 @@ send_event(const struct job *j, int kind, int outcome, int64_t ms)
 
 	memset(&ev, 0, sizeof(ev));
 	ev.outcome = outcome;
+	ev.mode = j->mode;
+	ev.cache = j->cache_res;
 	ev.ms = ms;
 	ev.rss_kb = j->rss_kb;
 	memcpy(ev.compiler, j->compiler, sizeof(ev.compiler));
-	memcpy(ev.file, j->file, sizeof(ev.file));
+	memcpy(ev.file, j->src, sizeof(ev.file));
 	emit(j, &ev, kind);
+}
+
+/*
+ * The job's source, known now: its name for the log and for the
+ * monitor (cut at a character boundary), and the event that shows the
+ * job waiting for a slot.
+ */
+static void
+job_named(struct job *j, const struct bc_request *req, const char *src)
+{
+	const char *base = bc_basename(src);
+	size_t n = strlen(base);
+
+	bc_log_escape(base, n, j->file, sizeof(j->file));
+	if (n >= sizeof(j->src)) {
+		n = sizeof(j->src) - 1;
+		while (n > 0 && ((unsigned char)base[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(j->src, base, n);
+	j->src[n] = '\0';
+	j->mode = req->proto != BC_PROTO_BOLT ? (BC_REQ_IS_PUMP(req) ?
+	    BC_MODE_PUMP : BC_MODE_PLAIN) : BC_REQ_IS_PUMP(req) ?
+	    BC_MODE_BOLT_PUMP : BC_MODE_BOLT;
+	send_event(j, BC_EV_JOB, 0, 0);
 }
 
 /* A key's new location, for the parent's directory (locdir.h). */
@@ -1096,6 +1126,7 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 	    BC_OK) {
 		if (!bc_cache_blob_exists(j->cache, j->key)) {
 			j->miss_pending = 1;
+			j->cache_res = BC_EV_CACHE_MISS;
 			return 0;
 		}
 	}
@@ -1115,6 +1146,7 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 			j->inflight_fd = -1;
 			bc_info("client: %s cache hit %.16s %s", j->peer, j->key,
 			    j->file);
+			j->cache_res = BC_EV_CACHE_HIT;
 			r = send_blob(j, req, &b, why);
 			/* the client has its answer: now the bookkeeping */
 			bc_keeper_touch(j->conf->keeper_fd, j->cache, j->key,
@@ -1127,6 +1159,7 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 			    e);
 		if (j->inflight_fd >= 0) {
 			bc_cache_touch(j->cache, j->key, count, 0, 0);
+			j->cache_res = BC_EV_CACHE_MISS;
 			return 0;
 		}
 		/* Identical jobs in flight compile once: wait for the
@@ -1136,6 +1169,7 @@ cache_before_compile(struct job *j, const struct bc_request *req, char *why)
 			return -1;
 		if (r != BC_OK) {
 			bc_cache_touch(j->cache, j->key, count, 0, 0);
+			j->cache_res = BC_EV_CACHE_MISS;
 			return 0;
 		}
 		if (count == BC_CACHE_COUNT_ALL) {
@@ -1311,6 +1345,9 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 
 	snprintf(j->compiler, sizeof(j->compiler), "lookup");
 	snprintf(j->file, sizeof(j->file), "%.16s", req->key);
+	snprintf(j->src, sizeof(j->src), "%.16s", req->key);
+	j->mode = BC_MODE_LOOKUP;
+	send_event(j, BC_EV_JOB, 0, 0);
 	bc_cache_blob_init(&b);
 	/* Most lookups of a farm miss (a client asks every host): answer
 	 * those without opening the index. */
@@ -1324,6 +1361,7 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 			if (r != BC_OK)
 				r = bc_cache_lookup(j->cache, j->key, &b, e);
 			if (r == BC_OK) {
+				j->cache_res = BC_EV_CACHE_HIT;
 				r = send_blob(j, req, &b, why);
 				bc_keeper_touch(j->conf->keeper_fd, j->cache,
 				    j->key, BC_CACHE_COUNT_ALL, 1, b.compile_ms,
@@ -1450,8 +1488,7 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 	const char *src = j->pm.n > 0 ? j->pm.v[0].name : "";
 	int r;
 
-	bc_log_escape(bc_basename(src), strlen(bc_basename(src)), j->file,
-	    sizeof(j->file));
+	job_named(j, req, src);
 	switch (cache_before_compile(j, req, why)) {
 	case 1:
 		return BC_OUT_OK;
@@ -1591,8 +1628,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	bc_log_escape(plan.orig_src, strlen(plan.orig_src), j->file,
-	    sizeof(j->file));
+	job_named(j, req, plan.orig_src);
 	switch (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req) ? 0 :
 	    cache_before_compile(j, req, why)) {
 	case 1:

@@ -451,6 +451,7 @@ accept_jobs(struct server *s, int lfd)
 		s->w[s->nw].in_slot = 0;
 		s->w[s->nw].done = 0;
 		s->nw++;
+		bc_stats_job_begin(&s->st, (int32_t)pid, peer, bc_now_ms());
 		s->st.workers = s->nw;
 		bc_debug("worker %ld for %s", (long)pid, peer);
 	}
@@ -520,6 +521,7 @@ reap(struct server *s)
 				s->nw--;
 				break;
 			}
+		bc_stats_job_end(&s->st, (int32_t)pid);
 		if (WIFSIGNALED(st)) {
 			bc_warn("worker %ld killed by signal %d", (long)pid,
 			    WTERMSIG(st));
@@ -1077,6 +1079,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	if (s.keeper_ack >= 0)
 		close(s.keeper_ack);
 	bc_locdir_free(&s.locdir);
+	bc_stats_free(&s.st);
 	free(s.w);
 	free(pfd);
 	free(pidx);

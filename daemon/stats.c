@@ -14,9 +14,14 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
 #include "common/osdep.h"
 #include "ident.h"
 #include "stats.h"
+
+_Static_assert(sizeof(struct bc_job_event) <= BC_JOB_EVENT_MAX,
+    "a worker's event must be written atomically on every system");
 
 void
 bc_stats_init(struct bc_stats *st, int jobs, int queue, int64_t now_ms)
@@ -29,6 +34,14 @@ bc_stats_init(struct bc_stats *st, int jobs, int queue, int64_t now_ms)
 	st->ring_sec = now_ms / 1000;
 }
 
+void
+bc_stats_free(struct bc_stats *st)
+{
+	free(st->job);
+	st->job = NULL;
+	st->njob = st->capjob = 0;
+}
+
 static void
 copy_field(char *dst, size_t dstlen, const char *src)
 {
@@ -36,6 +49,100 @@ copy_field(char *dst, size_t dstlen, const char *src)
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+const char *
+bc_stats_mode_name(int mode)
+{
+	switch (mode) {
+	case BC_MODE_PLAIN: return "plain";
+	case BC_MODE_PUMP: return "pump";
+	case BC_MODE_BOLT: return "bolt";
+	case BC_MODE_BOLT_PUMP: return "bolt-pump";
+	case BC_MODE_LOOKUP: return "lookup";
+	default: return "-";
+	}
+}
+
+const char *
+bc_stats_state_name(int state)
+{
+	switch (state) {
+	case BC_JOB_QUEUED: return "queued";
+	case BC_JOB_COMPILING: return "compiling";
+	case BC_JOB_SENDING: return "sending";
+	default: return "reading";
+	}
+}
+
+static struct bc_stats_job *
+job_find(struct bc_stats *st, int32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < st->njob; i++)
+		if (st->job[i].pid == pid)
+			return &st->job[i];
+	return NULL;
+}
+
+void
+bc_stats_job_begin(struct bc_stats *st, int32_t pid, const char *peer,
+    int64_t now_ms)
+{
+	struct bc_stats_job *j;
+
+	if (job_find(st, pid) != NULL)
+		return;
+	if (st->njob == st->capjob) {
+		st->capjob = st->capjob == 0 ? 16 : st->capjob * 2;
+		st->job = xrealloc(st->job, st->capjob, sizeof(*st->job));
+	}
+	j = &st->job[st->njob++];
+	memset(j, 0, sizeof(*j));
+	j->pid = pid;
+	j->state = BC_JOB_READING;
+	j->start_ms = now_ms;
+	copy_field(j->peer, sizeof(j->peer), peer != NULL ? peer : "");
+}
+
+void
+bc_stats_job_end(struct bc_stats *st, int32_t pid)
+{
+	struct bc_stats_job *j = job_find(st, pid);
+
+	if (j != NULL)
+		*j = st->job[--st->njob];
+}
+
+/* A worker's state change, on its row. */
+static void
+job_event(struct bc_stats *st, const struct bc_job_event *ev, int64_t now_ms)
+{
+	struct bc_stats_job *j = job_find(st, ev->pid);
+
+	if (j == NULL)
+		return;
+	switch (ev->kind) {
+	case BC_EV_JOB:
+		j->state = BC_JOB_QUEUED;
+		j->mode = ev->mode;
+		copy_field(j->compiler, sizeof(j->compiler), ev->compiler);
+		copy_field(j->file, sizeof(j->file), ev->file);
+		break;
+	case BC_EV_SLOT_START:
+		j->state = BC_JOB_COMPILING;
+		j->slot_ms = now_ms;
+		break;
+	case BC_EV_SLOT_END:
+		j->state = BC_JOB_SENDING;
+		break;
+	case BC_EV_DONE:
+		bc_stats_job_end(st, ev->pid);
+		break;
+	default:
+		break;
+	}
 }
 
 /* Advance the ring to the second `sec`, zeroing seconds skipped. */
@@ -46,12 +153,34 @@ ring_advance(struct bc_stats *st, int64_t sec)
 
 	if (sec <= st->ring_sec)
 		return;
-	if (sec - st->ring_sec >= BC_STATS_WINDOW)
+	if (sec - st->ring_sec >= BC_STATS_WINDOW) {
 		memset(st->done_ring, 0, sizeof(st->done_ring));
-	else
-		for (s = st->ring_sec + 1; s <= sec; s++)
+		memset(st->hit_ring, 0, sizeof(st->hit_ring));
+		memset(st->miss_ring, 0, sizeof(st->miss_ring));
+	} else
+		for (s = st->ring_sec + 1; s <= sec; s++) {
 			st->done_ring[s % BC_STATS_WINDOW] = 0;
+			st->hit_ring[s % BC_STATS_WINDOW] = 0;
+			st->miss_ring[s % BC_STATS_WINDOW] = 0;
+		}
 	st->ring_sec = sec;
+}
+
+/* A hit or a miss in the history (a lookup's DONE is a HELLO). */
+static void
+count_cache(struct bc_stats *st, int cache, int64_t now_ms)
+{
+	int64_t sec = now_ms / 1000;
+
+	if (cache != BC_EV_CACHE_HIT && cache != BC_EV_CACHE_MISS)
+		return;
+	ring_advance(st, sec);
+	if (sec < st->ring_sec - BC_STATS_WINDOW + 1)
+		return;
+	if (cache == BC_EV_CACHE_HIT)
+		st->hit_ring[sec % BC_STATS_WINDOW]++;
+	else
+		st->miss_ring[sec % BC_STATS_WINDOW]++;
 }
 
 void
@@ -60,8 +189,10 @@ bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
 {
 	char file[sizeof(ev->file)], comp[sizeof(ev->compiler)];
 
+	job_event(st, ev, now_ms);
 	if (ev->kind != BC_EV_DONE)
 		return;
+	count_cache(st, ev->cache, now_ms);
 	copy_field(file, sizeof(file), ev->file);
 	copy_field(comp, sizeof(comp), ev->compiler);
 	switch (ev->outcome) {
@@ -117,21 +248,31 @@ bc_stats_tick(struct bc_stats *st, int64_t now_ms)
 	ring_advance(st, now_ms / 1000);
 }
 
-uint64_t
-bc_stats_recent(const struct bc_stats *st, int secs, int64_t now_ms)
+/* The sum of ring over the seconds [from, to]. */
+static uint64_t
+ring_sum(const struct bc_stats *st, const uint32_t *ring, int64_t from,
+    int64_t to)
 {
-	int64_t now_s = now_ms / 1000, s;
 	uint64_t sum = 0;
+	int64_t s;
 
-	if (secs > BC_STATS_WINDOW)
-		secs = BC_STATS_WINDOW;
-	for (s = now_s - secs + 1; s <= now_s; s++) {
+	for (s = from; s <= to; s++) {
 		if (s > st->ring_sec || s <= st->ring_sec - BC_STATS_WINDOW)
 			continue;
-		sum += st->done_ring[((s % BC_STATS_WINDOW) + BC_STATS_WINDOW) %
+		sum += ring[((s % BC_STATS_WINDOW) + BC_STATS_WINDOW) %
 		    BC_STATS_WINDOW];
 	}
 	return sum;
+}
+
+uint64_t
+bc_stats_recent(const struct bc_stats *st, int secs, int64_t now_ms)
+{
+	int64_t now_s = now_ms / 1000;
+
+	if (secs > BC_STATS_WINDOW)
+		secs = BC_STATS_WINDOW;
+	return ring_sum(st, st->done_ring, now_s - secs + 1, now_s);
 }
 
 void
@@ -158,12 +299,50 @@ bc_stats_sample_sys(struct bc_stats_sys *sys, const struct bc_stats *st,
 		sys->free_mb = -1;
 }
 
+/*
+ * The jobs now, after distccd's block (which stays byte for byte
+ * distccd's): "job STATE SECONDS MODE CLIENT COMPILER FILE", the file
+ * escaped as in the log; no block when there is no job.
+ */
+static int
+render_jobs_text(const struct bc_stats *st, int64_t now_ms,
+    struct bc_buf *out)
+{
+	char file[4 * sizeof(st->job[0].file)];
+	size_t i;
+	int r;
+
+	if (st->njob == 0)
+		return BC_OK;
+	r = bc_buf_put_str(out, "<boltccjobs>\n");
+	for (i = 0; r == BC_OK && i < st->njob; i++) {
+		const struct bc_stats_job *j = &st->job[i];
+
+		bc_log_escape(j->file, strlen(j->file), file, sizeof(file));
+		r = bc_buf_putf(out, "job %s %.1f %s %s %s %s\n",
+		    bc_stats_state_name(j->state),
+		    (double)(now_ms - j->start_ms) / 1000.0,
+		    bc_stats_mode_name(j->mode),
+		    j->peer[0] != '\0' ? j->peer : "-",
+		    j->compiler[0] != '\0' ? j->compiler : "-",
+		    file[0] != '\0' ? file : "-");
+	}
+	if (r == BC_OK)
+		r = bc_buf_put_str(out, "</boltccjobs>\n");
+	return r;
+}
+
 int
 bc_stats_render_text(const struct bc_stats *st,
     const struct bc_stats_sys *sys, const char *argv0, int64_t now_ms,
     struct bc_buf *out)
 {
-	int r = bc_buf_putf(out,
+	char longest[4 * sizeof(st->longest_file)];
+	int r;
+
+	bc_log_escape(st->longest_file, strlen(st->longest_file), longest,
+	    sizeof(longest));
+	r = bc_buf_putf(out,
 	    "argv %s\n"
 	    "<distccstats>\n"
 	    "dcc_tcp_accept %llu\n"
@@ -203,7 +382,7 @@ bc_stats_render_text(const struct bc_stats *st,
 	    (unsigned long long)st->compile_timeout,
 	    (unsigned long long)st->cli_disconnect,
 	    (unsigned long long)st->other,
-	    st->longest_file, st->longest_compiler,
+	    longest, st->longest_compiler,
 	    (long long)st->longest_ms,
 	    st->max_kids,
 	    (int)st->avg_kids[0], (int)st->avg_kids[1], (int)st->avg_kids[2],
@@ -215,25 +394,65 @@ bc_stats_render_text(const struct bc_stats *st,
 	    sys->procstate_d,
 	    (long long)st->max_rss_kb, st->max_rss_name,
 	    sys->free_mb);
-
+	if (r == BC_OK)
+		r = render_jobs_text(st, now_ms, out);
 	return r;
 }
 
-/* JSON string body: our fields are escaped already, but be strict. */
-static int
-put_json_str(struct bc_buf *out, const char *s)
+/* The length of the valid UTF-8 sequence at p (n bytes left), 0 if
+ * there is none (overlong forms, surrogates and > U+10FFFF refused). */
+static size_t
+utf8_seq(const unsigned char *p, size_t n)
 {
+	size_t len, i;
+	uint32_t cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* A JSON string of s: valid UTF-8 as it is, control characters as
+ * \u00XX, each byte of an invalid sequence as U+FFFD. */
+static int
+put_json_str(struct bc_buf *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, k;
 	int r = bc_buf_put_u8(out, '"');
 
-	for (; r == BC_OK && *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (r == BC_OK && i < n) {
+		unsigned char c = s[i];
 
 		if (c == '"' || c == '\\')
 			r = bc_buf_putf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			r = bc_buf_putf(out, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			r = bc_buf_put_u8(out, c);
+		else if ((k = utf8_seq(s + i, n - i)) > 0) {
+			r = bc_buf_put(out, s + i, k);
+			i += k;
+			continue;
+		} else
+			r = bc_buf_put_str(out, "\\ufffd");
+		i++;
 	}
 	if (r == BC_OK)
 		r = bc_buf_put_u8(out, '"');
@@ -287,6 +506,106 @@ render_cache_json(const struct bc_stats *st, struct bc_buf *out)
 	}
 	if (r == BC_OK)
 		r = bc_buf_putf(out, "}}");
+	return r;
+}
+
+/* ,"active_jobs":[...]: one object per worker, oldest first. */
+static int
+render_jobs_json(const struct bc_stats *st, int64_t now_ms,
+    struct bc_buf *out)
+{
+	size_t i, k, *order = xcalloc(st->njob + 1, sizeof(*order));
+	int r = bc_buf_put_str(out, ",\"active_jobs\":[");
+
+	for (i = 0; i < st->njob; i++) {	/* insertion sort by start */
+		for (k = i; k > 0 &&
+		    st->job[order[k - 1]].start_ms > st->job[i].start_ms; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+	for (i = 0; r == BC_OK && i < st->njob; i++) {
+		const struct bc_stats_job *j = &st->job[order[i]];
+
+		r = bc_buf_putf(out, "%s{\"pid\":%ld,\"state\":\"%s\","
+		    "\"mode\":\"%s\",\"seconds\":%.1f,"
+		    "\"compile_seconds\":%.1f,\"client\":", i > 0 ? "," : "",
+		    (long)j->pid, bc_stats_state_name(j->state),
+		    bc_stats_mode_name(j->mode),
+		    (double)(now_ms - j->start_ms) / 1000.0,
+		    j->slot_ms > 0 && j->state >= BC_JOB_COMPILING ?
+		    (double)(now_ms - j->slot_ms) / 1000.0 : 0.0);
+		if (r == BC_OK)
+			r = put_json_str(out, j->peer);
+		if (r == BC_OK)
+			r = bc_buf_put_str(out, ",\"compiler\":");
+		if (r == BC_OK)
+			r = put_json_str(out, j->compiler);
+		if (r == BC_OK)
+			r = bc_buf_put_str(out, ",\"file\":");
+		if (r == BC_OK)
+			r = put_json_str(out, j->file);
+		if (r == BC_OK)
+			r = bc_buf_put_u8(out, '}');
+	}
+	free(order);
+	if (r == BC_OK)
+		r = bc_buf_put_u8(out, ']');
+	return r;
+}
+
+/* One history series: BC_STATS_HISTORY_STEPS sums of STEP seconds,
+ * oldest first, the last one ending now. */
+static int
+render_series(const struct bc_stats *st, const uint32_t *ring,
+    const char *name, int64_t now_ms, struct bc_buf *out)
+{
+	int64_t now_s = now_ms / 1000, from;
+	int i, r = bc_buf_putf(out, ",\"%s\":[", name);
+
+	for (i = BC_STATS_HISTORY_STEPS - 1; r == BC_OK && i >= 0; i--) {
+		from = now_s - (int64_t)(i + 1) * BC_STATS_HISTORY_STEP + 1;
+		r = bc_buf_putf(out, "%s%llu",
+		    i == BC_STATS_HISTORY_STEPS - 1 ? "" : ",",
+		    (unsigned long long)ring_sum(st, ring, from,
+		    from + BC_STATS_HISTORY_STEP - 1));
+	}
+	if (r == BC_OK)
+		r = bc_buf_put_u8(out, ']');
+	return r;
+}
+
+/*
+ * ,"throughput":{...} over the last minute (a hit rate only when there
+ * were lookups: null otherwise) and ,"history":{...} of the last 15
+ * minutes for the monitor's charts.
+ */
+static int
+render_recent_json(const struct bc_stats *st, int64_t now_ms,
+    struct bc_buf *out)
+{
+	int64_t now_s = now_ms / 1000;
+	uint64_t done = ring_sum(st, st->done_ring, now_s - 59, now_s);
+	uint64_t hits = ring_sum(st, st->hit_ring, now_s - 59, now_s);
+	uint64_t misses = ring_sum(st, st->miss_ring, now_s - 59, now_s);
+	int r = bc_buf_putf(out, ",\"throughput\":{\"jobs_per_second\":%.2f,"
+	    "\"hits\":%llu,\"misses\":%llu,\"hit_rate\":", (double)done /
+	    60.0, (unsigned long long)hits, (unsigned long long)misses);
+
+	if (r == BC_OK)
+		r = hits + misses > 0 ? bc_buf_putf(out, "%.1f}",
+		    100.0 * (double)hits / (double)(hits + misses)) :
+		    bc_buf_put_str(out, "null}");
+	if (r == BC_OK)
+		r = bc_buf_putf(out, ",\"history\":{\"step_seconds\":%d",
+		    BC_STATS_HISTORY_STEP);
+	if (r == BC_OK)
+		r = render_series(st, st->done_ring, "done", now_ms, out);
+	if (r == BC_OK)
+		r = render_series(st, st->hit_ring, "hits", now_ms, out);
+	if (r == BC_OK)
+		r = render_series(st, st->miss_ring, "misses", now_ms, out);
+	if (r == BC_OK)
+		r = bc_buf_put_u8(out, '}');
 	return r;
 }
 
@@ -351,6 +670,10 @@ bc_stats_render_json(const struct bc_stats *st,
 		r = put_json_str(out, st->max_rss_name);
 	if (r == BC_OK)
 		r = render_cache_json(st, out);
+	if (r == BC_OK)
+		r = render_jobs_json(st, now_ms, out);
+	if (r == BC_OK)
+		r = render_recent_json(st, now_ms, out);
 	if (r == BC_OK && st->ident != NULL)
 		r = bc_ident_render_json(st->ident, out);
 	if (r == BC_OK)

@@ -23,6 +23,24 @@ enum bc_event_kind {
 	BC_EV_SLOT_END = 2,	/* worker released its slot */
 	BC_EV_DONE = 3,		/* worker finished the connection */
 	BC_EV_LOCATION = 4,	/* LOCATE: key's location is now loc */
+	BC_EV_JOB = 5,		/* request read: file, compiler, mode known */
+};
+
+/* How a job came (the monitor shows it). */
+enum bc_job_mode {
+	BC_MODE_UNKNOWN = 0,
+	BC_MODE_PLAIN,		/* distcc protocol 1 or 2: a .i */
+	BC_MODE_PUMP,		/* distcc protocol 3: source and headers */
+	BC_MODE_BOLT,		/* BOLT, preprocessed */
+	BC_MODE_BOLT_PUMP,	/* BOLT pump (content-addressed files) */
+	BC_MODE_LOOKUP,		/* BOLT cache lookup */
+};
+
+/* What the cache did for a job (DONE), for the hit-rate history. */
+enum bc_ev_cache {
+	BC_EV_CACHE_NONE = 0,
+	BC_EV_CACHE_HIT,
+	BC_EV_CACHE_MISS,	/* compiled, and stored or tried to */
 };
 
 enum bc_outcome {
@@ -35,20 +53,57 @@ enum bc_outcome {
 	BC_OUT_HELLO,		/* BOLT hello, not a job */
 };
 
+/*
+ * One record of the worker -> parent pipe.  It must stay within 512
+ * bytes, POSIX's smallest PIPE_BUF (macOS's), for writes to be atomic.
+ */
 struct bc_job_event {
 	int32_t kind;		/* enum bc_event_kind */
 	int32_t outcome;	/* enum bc_outcome (DONE only) */
 	int32_t pid;
+	int32_t mode;		/* enum bc_job_mode (JOB, DONE) */
+	int32_t cache;		/* enum bc_ev_cache (DONE) */
 	int32_t pad;
 	int64_t ms;		/* whole job time (DONE) */
 	int64_t rss_kb;		/* compiler max RSS in KiB, 0 unknown */
-	char compiler[64];	/* NUL-terminated, already safe to print */
-	char file[128];		/* escaped source name */
-	char key[65];		/* LOCATION: the key (64 hex digits) */
-	char loc[256];		/* LOCATION: the host ("" = forget) */
+	union {
+		struct {
+			char compiler[64];	/* escaped, NUL-terminated */
+			char file[128];		/* source base name, as sent
+						 * (any bytes but NUL) */
+		};
+		struct {
+			char key[65];	/* LOCATION: the key (64 hex) */
+			char loc[256];	/* LOCATION: the host ("" = forget) */
+		};
+	};
+};
+#define BC_JOB_EVENT_MAX 512
+
+/* A job the daemon has now, for the stats pages and the monitor. */
+enum bc_job_state {
+	BC_JOB_READING = 0,	/* connected, request being read */
+	BC_JOB_QUEUED,		/* waiting for a compile slot */
+	BC_JOB_COMPILING,	/* holding a slot */
+	BC_JOB_SENDING,		/* compiled, answering */
+};
+
+#define BC_STATS_PEER_LEN 64
+
+struct bc_stats_job {
+	int32_t pid;
+	int state;		/* enum bc_job_state */
+	int mode;		/* enum bc_job_mode */
+	int64_t start_ms;	/* accepted */
+	int64_t slot_ms;	/* took its slot (COMPILING, SENDING) */
+	char peer[BC_STATS_PEER_LEN];
+	char compiler[64];
+	char file[128];
 };
 
 #define BC_STATS_WINDOW 900	/* seconds of completion history (15 min) */
+#define BC_STATS_HISTORY_STEP 10	/* seconds per point of /stats.json's history */
+#define BC_STATS_HISTORY_STEPS (BC_STATS_WINDOW / BC_STATS_HISTORY_STEP)
 
 struct bc_stats {
 	uint64_t tcp_accept;
@@ -76,7 +131,12 @@ struct bc_stats {
 	int64_t start_ms;
 	/* completions per second, ring indexed by (second % WINDOW) */
 	uint32_t done_ring[BC_STATS_WINDOW];
-	int64_t ring_sec;	/* newest second written into the ring */
+	uint32_t hit_ring[BC_STATS_WINDOW];	/* cache hits per second */
+	uint32_t miss_ring[BC_STATS_WINDOW];	/* cache misses per second */
+	int64_t ring_sec;	/* newest second written into the rings */
+	/* the jobs now, one per worker process */
+	struct bc_stats_job *job;
+	size_t njob, capjob;
 	/* artifact cache counters, refreshed from its index per request */
 	int cache_on;
 	struct bc_cache_stats cache;
@@ -93,6 +153,14 @@ struct bc_stats_sys {
 };
 
 void bc_stats_init(struct bc_stats *st, int jobs, int queue, int64_t now_ms);
+void bc_stats_free(struct bc_stats *st);
+/* A worker started for a connection from peer; it left (reaped). */
+void bc_stats_job_begin(struct bc_stats *st, int32_t pid, const char *peer,
+    int64_t now_ms);
+void bc_stats_job_end(struct bc_stats *st, int32_t pid);
+/* The name of a mode or a state, as the pages show it. */
+const char *bc_stats_mode_name(int mode);
+const char *bc_stats_state_name(int state);
 /* Fold a worker event in. */
 void bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
     int64_t now_ms);

@@ -798,6 +798,99 @@ START_TEST(stats_json_metrics)
 }
 END_TEST
 
+/* The jobs now: a row per worker from its accept to its DONE or its
+ * exit, its state following the events; the pages list them, file names
+ * as valid JSON (UTF-8 kept, a broken sequence as U+FFFD). */
+START_TEST(stats_active_jobs)
+{
+	struct bc_stats st;
+	struct bc_stats_sys sys;
+	struct bc_job_event ev;
+	struct bc_buf out = BC_BUF_INIT(1 << 20);
+	int64_t t = 7000000;
+	const char *s;
+
+	golden_stats(&st, &sys, t);
+	ck_assert_uint_le(sizeof(ev), 512);
+	bc_stats_job_begin(&st, 101, "10.0.0.7:4000", t - 3000);
+	bc_stats_job_begin(&st, 102, "10.0.0.8:4001", t - 1000);
+	bc_stats_job_begin(&st, 103, "10.0.0.9:4002", t - 500);
+	bc_stats_job_begin(&st, 102, "again", t);	/* no second row */
+	ck_assert_uint_eq(st.njob, 3);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = BC_EV_JOB;
+	ev.pid = 101;
+	ev.mode = BC_MODE_BOLT_PUMP;
+	snprintf(ev.compiler, sizeof(ev.compiler), "clang");
+	snprintf(ev.file, sizeof(ev.file), "h\xc3\xa9llo\xff.m");
+	bc_stats_event(&st, &ev, t - 2500);
+	ev.kind = BC_EV_SLOT_START;
+	bc_stats_event(&st, &ev, t - 2000);
+	ev.kind = BC_EV_JOB;
+	ev.pid = 102;
+	ev.mode = BC_MODE_PLAIN;
+	snprintf(ev.compiler, sizeof(ev.compiler), "gcc");
+	snprintf(ev.file, sizeof(ev.file), "q\"uote.c");
+	bc_stats_event(&st, &ev, t - 900);
+	ck_assert_int_eq(st.job[0].state, BC_JOB_COMPILING);
+	ck_assert_int_eq(st.job[1].state, BC_JOB_QUEUED);
+	ck_assert_int_eq(st.job[2].state, BC_JOB_READING);
+
+	ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/x", "1",
+	    "GET /stats.json HTTP/1.0\n\n", 26, t, &out), BC_OK);
+	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
+	s = (const char *)bc_buf_data(&out);
+	ck_assert_ptr_nonnull(strstr(s, "\"active_jobs\":[{\"pid\":101,"
+	    "\"state\":\"compiling\",\"mode\":\"bolt-pump\",\"seconds\":3.0,"
+	    "\"compile_seconds\":2.0,\"client\":\"10.0.0.7:4000\","
+	    "\"compiler\":\"clang\",\"file\":\"h\xc3\xa9llo\\ufffd.m\"},"
+	    "{\"pid\":102,\"state\":\"queued\",\"mode\":\"plain\","));
+	ck_assert_ptr_nonnull(strstr(s, "\"file\":\"q\\\"uote.c\"}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"pid\":103,\"state\":\"reading\","
+	    "\"mode\":\"-\""));
+	/* the text page: distccd's block as it was, then the jobs */
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/x", "1",
+	    "GET / HTTP/1.0\n\n", 16, t, &out), BC_OK);
+	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
+	s = (const char *)bc_buf_data(&out);
+	ck_assert_ptr_nonnull(strstr(s, "</distccstats>\n<boltccjobs>\n"
+	    "job compiling 3.0 bolt-pump 10.0.0.7:4000 clang "
+	    "h\\xc3\\xa9llo\\xff.m\n"));
+	ck_assert(bc_str_has_suffix(s, "job reading 0.5 - 10.0.0.9:4002 - -\n"
+	    "</boltccjobs>\n"));
+
+	/* DONE and an exit take rows away; the hit rate of the last
+	 * minute comes with the history */
+	ev.kind = BC_EV_DONE;
+	ev.pid = 101;
+	ev.outcome = BC_OUT_OK;
+	ev.cache = BC_EV_CACHE_HIT;
+	bc_stats_event(&st, &ev, t);
+	ev.pid = 102;
+	ev.cache = BC_EV_CACHE_HIT;
+	bc_stats_event(&st, &ev, t - 20000);
+	ev.pid = 999;
+	ev.cache = BC_EV_CACHE_MISS;
+	bc_stats_event(&st, &ev, t);
+	bc_stats_job_end(&st, 103);
+	bc_stats_job_end(&st, 103);
+	ck_assert_uint_eq(st.njob, 0);
+	bc_buf_reset(&out);
+	ck_assert_int_eq(bc_stats_render_json(&st, &sys, "1", t, &out), BC_OK);
+	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
+	s = (const char *)bc_buf_data(&out);
+	ck_assert_ptr_nonnull(strstr(s, "\"active_jobs\":[],\"throughput\":{"
+	    "\"jobs_per_second\":0.18,\"hits\":2,\"misses\":1,"
+	    "\"hit_rate\":66.7},\"history\":{\"step_seconds\":10,\"done\":["));
+	ck_assert_ptr_nonnull(strstr(s, ",1,0,10],\"hits\":["));
+	ck_assert_ptr_nonnull(strstr(s, ",1,0,1],\"misses\":["));
+	ck_assert_ptr_nonnull(strstr(s, ",0,0,1]}"));
+	bc_buf_free(&out);
+	bc_stats_free(&st);
+}
+END_TEST
+
 START_TEST(stats_events)
 {
 	struct bc_stats st;
@@ -1278,6 +1371,7 @@ daemon_suite(void)
 	tcase_add_test(tc, plan_mutations);
 	tcase_add_test(tc, stats_text_page);
 	tcase_add_test(tc, stats_json_metrics);
+	tcase_add_test(tc, stats_active_jobs);
 	tcase_add_test(tc, stats_events);
 	tcase_add_test(tc, scratch_names);
 	tcase_add_test(tc, scratch_sweep);
