@@ -19,6 +19,7 @@
 
 #include "common/err.h"
 #include "common/exitcode.h"
+#include "common/hosts.h"
 #include "common/limits.h"
 #include "common/util.h"
 #include "client/cconf.h"
@@ -273,4 +274,14 @@ bc_cconf_make_dirs(const struct bc_cconf *c, char *err)
 	if (r == BC_OK)
 		r = bc_mkdir_p(c->statedir, 0700, err);
 	return r;
+}
+
+int
+bc_cconf_stats_port(const struct bc_cconf *c, const struct bc_host *h)
+{
+	if (c->stats_port > 0)
+		return c->stats_port;
+	if (h->port == BC_DEFAULT_PORT)
+		return BC_DEFAULT_STATS_PORT;
+	return h->port < 65535 ? h->port + 1 : BC_DEFAULT_STATS_PORT;
 }

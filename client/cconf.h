@@ -61,5 +61,9 @@ void bc_cconf_load(struct bc_cconf *c);
 void bc_cconf_free(struct bc_cconf *c);
 /* Create dir/lock and dir/state (needs dir_ok).  BC_OK or error. */
 int bc_cconf_make_dirs(const struct bc_cconf *c, char *err);
+/* The stats port of a host: BOLTCC_STATS_PORT, else 3633 for a host on
+ * 3632, else the host's port + 1. */
+struct bc_host;
+int bc_cconf_stats_port(const struct bc_cconf *c, const struct bc_host *h);
 
 #endif

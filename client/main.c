@@ -39,7 +39,9 @@
 #include "client/hostsel.h"
 #include "client/local.h"
 #include "client/direct.h"
+#include "client/binstate.h"
 #include "client/lookup.h"
+#include "client/monitor.h"
 #include "client/remote.h"
 #include "client/pump.h"
 #include "client/pumpx.h"
@@ -72,6 +74,7 @@ struct job {
 	char origin[BC_CACHE_ORIGIN_LEN + 1];
 	struct bc_direct direct;	/* direct mode manifest */
 	int64_t cpp_start;		/* when cpp started (seconds) */
+	int binstate;			/* wrote a distccmon record */
 };
 
 static void
@@ -86,6 +89,8 @@ usage(FILE *f)
 	    "       boltcc -j                     print the total number of slots\n"
 	    "       boltcc --stats [--json]       client counters and host stats\n"
 	    "       boltcc --zero-stats           reset the client counters\n"
+	    "       boltcc --monitor [--once]     the farm live, in the terminal\n"
+	    "       boltcc --monitor --web [ADDR:]PORT   ... as a web page\n"
 	    "       boltcc --version | --help | -h\n"
 	    "\n"
 	    "In the second form the first ARG is a compiler option or a file;\n"
@@ -250,6 +255,17 @@ job_commit_stats(struct job *j)
 	bc_cstats_free(&j->stats);
 }
 
+/* distccmon's record of this job: compiling on host (binstate.h). */
+static void
+job_note_state(struct job *j, const char *host, int slot)
+{
+	if (!j->cfg->dir_ok || j->plan.source == NULL)
+		return;
+	if (bc_binstate_note(j->cfg->statedir, BC_PHASE_COMPILE,
+	    j->plan.source, host, slot) == BC_OK)
+		j->binstate = 1;
+}
+
 /*
  * Replace this process with the real compiler and the user's argv.
  * Counters are written first; temp files are removed.
@@ -259,6 +275,9 @@ job_exec_local(struct job *j)
 {
 	char err[BC_ERRLEN];
 
+	/* the compiler keeps this pid: distccmon drops the record when it
+	 * exits */
+	job_note_state(j, "localhost", 0);
 	job_commit_stats(j);
 	job_cleanup_temps(j);
 	fflush(stdout);
@@ -1234,6 +1253,7 @@ run_remote(struct job *j)
 		rj.io_timeout_ms = cfg->io_timeout * 1000;
 		rj.statedir = cfg->statedir;
 		bc_reply_init(&rep);
+		job_note_state(j, h->name, slot.index);
 		sent_at = bc_now_ms();
 		r = pumping ? bc_cpump_compile(&pump, h, proto,
 		    rj.connect_timeout_ms, rj.io_timeout_ms, &rep, &counts,
@@ -1408,6 +1428,8 @@ no_host:
 		rc = run_fallback(j, host_failed ? last_why : no_host_why,
 		    hl.localslots);
 out:
+	if (j->binstate)
+		bc_binstate_clear(cfg->statedir);
 	bc_cpump_free(&pump);
 	free(tried);
 	free(last_host);
@@ -2107,6 +2129,20 @@ opt_zero_stats(const struct bc_cconf *cfg)
 	return rc;
 }
 
+/* boltcc --monitor: the farm live (client/monitor.c). */
+static int
+opt_monitor(const struct bc_cconf *cfg, int argc, char **argv)
+{
+	struct bc_hostlist hl;
+	int rc;
+
+	if (load_hosts(cfg, &hl, 0) != BC_OK)
+		memset(&hl, 0, sizeof(hl));	/* the view says: no hosts */
+	rc = bc_monitor_main(cfg, &hl, argc, argv);
+	bc_hosts_free(&hl);
+	return rc;
+}
+
 /*
  * argv[1] starts with "--" and is neither boltcc's option nor the gcc or
  * clang driver's: an error (distcc would run "cc --word"), with the
@@ -2116,7 +2152,8 @@ static int
 unknown_option(const char *a)
 {
 	static const char *const mine[] = { "--help", "--version",
-	    "--show-hosts", "--explain", "--stats", "--zero-stats", NULL };
+	    "--show-hosts", "--explain", "--stats", "--zero-stats",
+	    "--monitor", NULL };
 	const char *near = NULL;
 	size_t i, d, best = 3;
 
@@ -2169,6 +2206,8 @@ client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
 			*rc = opt_stats(cfg, as_json);
 	} else if (strcmp(a, "--zero-stats") == 0) {
 		*rc = opt_zero_stats(cfg);
+	} else if (strcmp(a, "--monitor") == 0) {
+		*rc = opt_monitor(cfg, argc - 2, argv + 2);
 	} else if (bc_str_has_prefix(a, "--") && a[2] != '\0' &&
 	    !bc_args_is_driver_long_option(a)) {
 		*rc = unknown_option(a);

@@ -49,6 +49,11 @@
 
 /* Stats / HTTP request read by the daemon. */
 #define BC_MAX_HTTP_REQUEST	8192
+/* A stats page read by the client's monitor, and the JSON in it. */
+#define BC_MAX_STATS_PAGE	(1024 * 1024)
+#define BC_MAX_JSON_DEPTH	32
+#define BC_MAX_JSON_NODES	65536
+#define BC_MAX_JSON_STRING	4096
 
 /* Client side. */
 #define BC_MAX_RSP_DEPTH	16		/* nested @file */

@@ -684,3 +684,15 @@ bc_str_distance(const char *a, const char *b, size_t max)
 	}
 	return row[lb] > max ? max + 1 : row[lb];
 }
+
+int
+bc_memstr(const void *p, size_t n, const char *s)
+{
+	const char *c = p;
+	size_t k = strlen(s), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (memcmp(c + i, s, k) == 0)
+			return 1;
+	return 0;
+}

@@ -62,6 +62,8 @@ int bc_rmtree(const char *path);
 const char *bc_basename(const char *s);
 const char *bc_extension(const char *s);
 int bc_str_has_prefix(const char *s, const char *prefix);
+/* 1 if the n bytes at p contain the string s. */
+int bc_memstr(const void *p, size_t n, const char *s);
 int bc_str_has_suffix(const char *s, const char *suffix);
 
 /* Parse a decimal integer in [min,max] from all of s (strtonum-like). */

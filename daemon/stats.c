@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/osdep.h"
@@ -399,64 +400,10 @@ bc_stats_render_text(const struct bc_stats *st,
 	return r;
 }
 
-/* The length of the valid UTF-8 sequence at p (n bytes left), 0 if
- * there is none (overlong forms, surrogates and > U+10FFFF refused). */
-static size_t
-utf8_seq(const unsigned char *p, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-/* A JSON string of s: valid UTF-8 as it is, control characters as
- * \u00XX, each byte of an invalid sequence as U+FFFD. */
 static int
-put_json_str(struct bc_buf *out, const char *str)
+put_json_str(struct bc_buf *out, const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, k;
-	int r = bc_buf_put_u8(out, '"');
-
-	while (r == BC_OK && i < n) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			r = bc_buf_putf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			r = bc_buf_putf(out, "\\u%04x", c);
-		else if (c < 0x80)
-			r = bc_buf_put_u8(out, c);
-		else if ((k = utf8_seq(s + i, n - i)) > 0) {
-			r = bc_buf_put(out, s + i, k);
-			i += k;
-			continue;
-		} else
-			r = bc_buf_put_str(out, "\\ufffd");
-		i++;
-	}
-	if (r == BC_OK)
-		r = bc_buf_put_u8(out, '"');
-	return r;
+	return bc_json_put_str(out, s);
 }
 
 /* Hit rate in percent of lookups (0 when there were none). */
