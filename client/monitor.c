@@ -35,6 +35,7 @@
 
 #define MON_FETCH_MS 800	/* one host's stats page, in all */
 #define MON_MIN_WIDTH 40
+#define BC_MAX_LINE_COLS 1000	/* plain lines (no terminal) are not cut */
 #define BC_MON_MAX_MINE 256	/* this machine's jobs shown */
 
 /* --------------------------------------------------------------------- */
@@ -226,6 +227,7 @@ sample_tcp(const struct bc_cconf *cfg, const struct bc_host *hs,
 		copy_str(h->why, sizeof(h->why), "not a stats page");
 	}
 	bc_buf_free(&page);
+	h->reachable = h->state == BC_MON_UP || h->state == BC_MON_DISTCCD;
 	if (cfg->lockdir != NULL && bc_hostsel_backoff_info(cfg->lockdir, hs,
 	    cfg->backoff_period, &until, why, sizeof(why))) {
 		h->state = BC_MON_BACKOFF;
@@ -440,7 +442,7 @@ view_summary(struct view *v, const struct bc_farm *farm)
 	for (i = 0; i < farm->n; i++) {
 		const struct bc_mon_host *h = &farm->host[i];
 
-		if (h->state == BC_MON_DOWN || h->state == BC_MON_NOSTATS)
+		if (!h->reachable)
 			continue;
 		up += h->state != BC_MON_BACKOFF;
 		slots += h->slots;
@@ -482,24 +484,24 @@ view_host(struct view *v, const struct bc_mon_host *h)
 		    (const char *)bc_buf_data(&b));
 		bc_buf_free(&b);
 	}
-	if (h->state == BC_MON_DOWN || h->state == BC_MON_NOSTATS ||
-	    (h->state == BC_MON_BACKOFF && h->slots == 0)) {
-		snprintf(line, sizeof(line), "%s %-8s %s", spec,
-		    state_name(h->state), h->why);
+	if (!h->reachable) {
+		snprintf(line, sizeof(line), "%s %s", spec,
+		    state_name(h->state));
 		view_line(v, line);
-		return;
+	} else {
+		fmt_bar(h->running, h->slots, 8, bar, sizeof(bar));
+		snprintf(slots, sizeof(slots), "%s %d/%d", bar, h->running,
+		    h->slots);
+		if (h->cache)
+			fmt_rate(h->hits, h->misses, rate, sizeof(rate));
+		else
+			snprintf(rate, sizeof(rate), "-");
+		fmt_secs(h->saved_s, saved, sizeof(saved));
+		snprintf(line, sizeof(line), "%s %-8s %-16s %7.0f %6.2f %6s "
+		    "%9s", spec, state_name(h->state), slots, h->done,
+		    h->jobs_per_sec, rate, h->cache ? saved : "-");
+		view_line(v, line);
 	}
-	fmt_bar(h->running, h->slots, 8, bar, sizeof(bar));
-	snprintf(slots, sizeof(slots), "%s %d/%d", bar, h->running, h->slots);
-	if (h->cache)
-		fmt_rate(h->hits, h->misses, rate, sizeof(rate));
-	else
-		snprintf(rate, sizeof(rate), "-");
-	fmt_secs(h->saved_s, saved, sizeof(saved));
-	snprintf(line, sizeof(line), "%s %-8s %-16s %7.0f %6.2f %6s %9s",
-	    spec, state_name(h->state), slots, h->done, h->jobs_per_sec, rate,
-	    h->cache ? saved : "-");
-	view_line(v, line);
 	if (h->state == BC_MON_BACKOFF) {
 		char until[16];
 		struct tm tm;
@@ -508,6 +510,9 @@ view_host(struct view *v, const struct bc_mon_host *h)
 		strftime(until, sizeof(until), "%H:%M:%S", &tm);
 		snprintf(line, sizeof(line), "    backoff until %s: %s", until,
 		    h->why[0] != '\0' ? h->why : "failed jobs");
+		view_line(v, line);
+	} else if (h->why[0] != '\0') {
+		snprintf(line, sizeof(line), "    %s", h->why);
 		view_line(v, line);
 	}
 	for (k = 0; k < h->njob; k++) {
@@ -611,8 +616,9 @@ put_host_json(struct bc_buf *out, const struct bc_mon_host *h, int first)
 	if (r == BC_OK)
 		r = bc_json_put_str(out, h->spec);
 	if (r == BC_OK)
-		r = bc_buf_putf(out, ",\"state\":\"%s\",\"why\":",
-		    state_name(h->state));
+		r = bc_buf_putf(out, ",\"state\":\"%s\",\"reachable\":%s,"
+		    "\"why\":", state_name(h->state), h->reachable ? "true" :
+		    "false");
 	if (r == BC_OK)
 		r = bc_json_put_str(out, h->why);
 	if (r == BC_OK)
@@ -736,7 +742,7 @@ draw(const struct bc_farm *farm, int interactive)
 	if (interactive)
 		term_size(&w, &h);
 	bc_buf_init(&view, BC_MAX_STATS_PAGE);
-	r = bc_monitor_render(farm, interactive ? w : 200,
+	r = bc_monitor_render(farm, interactive ? w : BC_MAX_LINE_COLS,
 	    interactive ? h - 1 : 0, &view);
 	if (!interactive) {
 		if (r == BC_OK)

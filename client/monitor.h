@@ -39,6 +39,7 @@ struct bc_mon_job {
 struct bc_mon_host {
 	char spec[128];
 	int state;		/* enum bc_mon_state */
+	int reachable;		/* its stats page answered */
 	char why[160];		/* DOWN, BACKOFF: the reason */
 	time_t backoff_until;
 	int slots, running, queued;

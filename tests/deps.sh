@@ -8,7 +8,7 @@
 BC_DEB_PACKAGES="autoconf automake make pkg-config gcc clang python3 \
 libzstd-dev liblzo2-dev libssh2-1-dev libsqlite3-dev libssl-dev check distcc \
 libxml2-utils openssh-client openssh-server iproute2 nftables \
-llvm-14 file tcl perl xz-utils ruby"
+llvm-14 file tcl perl xz-utils ruby tmux chromium"
 # The macOS cross build also needs npm (for the Zig toolchain).  It is not
 # in the list above: where Node.js came from elsewhere (NodeSource) it
 # already has npm, and Debian's npm package would conflict; so it is
@@ -45,6 +45,10 @@ bc_missing_deps() {
 	command -v xz >/dev/null 2>&1 || _m="$_m xz-utils"
 	# contrib/macos/boltcc.rb is checked with ruby -c
 	command -v ruby >/dev/null 2>&1 || _m="$_m ruby"
+	# tests/integration/t_monitor.sh: the terminal view under tmux, the
+	# web page in headless Chromium
+	command -v tmux >/dev/null 2>&1 || _m="$_m tmux"
+	command -v chromium >/dev/null 2>&1 || _m="$_m chromium"
 	# tests/integration/t_ssh.sh: ssh-keygen, ssh and sshd
 	command -v ssh-keygen >/dev/null 2>&1 || _m="$_m openssh-client"
 	[ -x /usr/sbin/sshd ] || _m="$_m openssh-server"
