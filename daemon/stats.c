@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/json.h"
 #include "common/osdep.h"
 #include "ident.h"
 #include "stats.h"
@@ -219,27 +220,6 @@ bc_stats_render_text(const struct bc_stats *st,
 	return r;
 }
 
-/* JSON string body: our fields are escaped already, but be strict. */
-static int
-put_json_str(struct bc_buf *out, const char *s)
-{
-	int r = bc_buf_put_u8(out, '"');
-
-	for (; r == BC_OK && *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			r = bc_buf_putf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			r = bc_buf_putf(out, "\\u%04x", c);
-		else
-			r = bc_buf_put_u8(out, c);
-	}
-	if (r == BC_OK)
-		r = bc_buf_put_u8(out, '"');
-	return r;
-}
-
 /* Hit rate in percent of lookups (0 when there were none). */
 static double
 hit_rate(const struct bc_cache_stats *c)
@@ -280,7 +260,7 @@ render_cache_json(const struct bc_stats *st, struct bc_buf *out)
 	for (i = 0; r == BC_OK && i < c->nreasons; i++) {
 		r = bc_buf_putf(out, "%s", i > 0 ? "," : "");
 		if (r == BC_OK)
-			r = put_json_str(out, c->reasons[i].name);
+			r = bc_json_put_str(out, c->reasons[i].name);
 		if (r == BC_OK)
 			r = bc_buf_putf(out, ":%llu",
 			    (unsigned long long)c->reasons[i].value);
@@ -299,7 +279,7 @@ bc_stats_render_json(const struct bc_stats *st,
 
 	r = bc_buf_putf(out, "{\"version\":");
 	if (r == BC_OK)
-		r = put_json_str(out, version);
+		r = bc_json_put_str(out, version);
 	if (r == BC_OK)
 		r = bc_buf_putf(out,
 		    ",\"jobs\":%d,\"queue\":%d,\"running\":%d,\"queued\":%d,"
@@ -326,11 +306,11 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)st->hello,
 		    (unsigned long long)st->lookup_fast);
 	if (r == BC_OK)
-		r = put_json_str(out, st->longest_file);
+		r = bc_json_put_str(out, st->longest_file);
 	if (r == BC_OK)
 		r = bc_buf_putf(out, ",\"dcc_longest_job_compiler\":");
 	if (r == BC_OK)
-		r = put_json_str(out, st->longest_compiler);
+		r = bc_json_put_str(out, st->longest_compiler);
 	if (r == BC_OK)
 		r = bc_buf_putf(out,
 		    ",\"dcc_longest_job_time_msecs\":%lld,\"dcc_max_kids\":%d,"
@@ -348,7 +328,7 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)bc_stats_recent(st, 900, now_ms),
 		    sys->procstate_d, (long long)st->max_rss_kb);
 	if (r == BC_OK)
-		r = put_json_str(out, st->max_rss_name);
+		r = bc_json_put_str(out, st->max_rss_name);
 	if (r == BC_OK)
 		r = render_cache_json(st, out);
 	if (r == BC_OK && st->ident != NULL)
