@@ -185,7 +185,7 @@ summarize_jobs(const struct bc_cstats *cs, struct bc_statsview_summary *s)
 }
 
 /* Why calls asked no cache: the local rules, the skipped lookups, the
- * preprocessor's errors, the rest as "no-cache-asked". */
+ * preprocessor's errors, the rest as "no-cache-answer". */
 static void
 summarize_uncacheable(const struct bc_cstats *cs,
     struct bc_statsview_summary *s)
@@ -200,7 +200,7 @@ summarize_uncacheable(const struct bc_cstats *cs,
 	    get(cs, "jobs_cpp_error"));
 	listed = reasons_sum(&s->uncacheable_by);
 	if (s->uncacheable > listed)
-		reasons_add(&s->uncacheable_by, "no-cache-asked",
+		reasons_add(&s->uncacheable_by, "no-cache-answer",
 		    s->uncacheable - listed);
 	reasons_sort(&s->uncacheable_by);
 }

@@ -58,7 +58,7 @@ struct bc_statsview_summary {
 	long long misses;
 	long long uncacheable;
 	/* local_by_reason (but retry-after-error), cache_skipped_by_reason,
-	 * "preprocessor-error" (jobs_cpp_error) and "no-cache-asked" (the
+	 * "preprocessor-error" (jobs_cpp_error) and "no-cache-answer" (the
 	 * rest: stock distccd hosts, the cache off, no host) */
 	struct bc_statsview_reasons uncacheable_by;
 	long long compiles;		/* remote + local */

@@ -128,9 +128,9 @@ START_TEST(summary_mix)
 	ck_assert_int_eq(s.calls, 980 + 1310 + 6 + 2);
 	ck_assert_int_eq(s.uncacheable, 2298 - 1234);
 	ck_assert_int_eq(s.host_failures, 45);
-	/* largest first; what no rule explains is no-cache-asked */
+	/* largest first; what no rule explains is no-cache-answer */
 	ck_assert_uint_eq(s.uncacheable_by.n, 5);
-	ck_assert_str_eq(s.uncacheable_by.v[0].name, "no-cache-asked");
+	ck_assert_str_eq(s.uncacheable_by.v[0].name, "no-cache-answer");
 	ck_assert_int_eq(s.uncacheable_by.v[0].n, 1064 - 219);
 	ck_assert_str_eq(s.uncacheable_by.v[1].name, "link");
 	ck_assert_int_eq(s.uncacheable_by.v[1].n, 200);
@@ -299,7 +299,7 @@ START_TEST(summary_json_numbers)
 	ck_assert_msg(strstr(j, "\"cacheable_percent\":53.7,") != NULL, "%s",
 	    j);
 	ck_assert_msg(strstr(j, "\"hits_local_tier\":700,") != NULL, "%s", j);
-	ck_assert_msg(strstr(j, "\"uncacheable_by_reason\":{\"no-cache-asked\""
+	ck_assert_msg(strstr(j, "\"uncacheable_by_reason\":{\"no-cache-answer\""
 	    ":845,\"link\":200,") != NULL, "%s", j);
 	ck_assert_msg(strstr(j, "\"compiles_local_fallback_by_reason\":{"
 	    "\"no-usable-host\":50,\"connect-refused\":40}") != NULL, "%s", j);
