@@ -15,6 +15,7 @@
 #include "client/args.h"
 #include "err.h"
 #include "util.h"
+#include "common/json.h"
 
 enum input_kind { IN_SOURCE, IN_ASM, IN_HEADER, IN_STDIN, IN_OTHER };
 
@@ -859,48 +860,21 @@ jraw(struct jbuf *j, const char *s)
 	jput(j, s, strlen(s));
 }
 
+/* Adapter: bc_json_escape's pieces into a jbuf. */
+static void
+jsink(void *ctx, const char *p, size_t n)
+{
+	jput(ctx, p, n);
+}
+
+/* s as a JSON string (common/json.h), or null. */
 static void
 jstr(struct jbuf *j, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u;
-
-	if (s == NULL) {
+	if (s == NULL)
 		jraw(j, "null");
-		return;
-	}
-	jraw(j, "\"");
-	for (u = (const unsigned char *)s; *u != '\0'; u++) {
-		char esc[7];
-
-		switch (*u) {
-		case '"':
-			jraw(j, "\\\"");
-			break;
-		case '\\':
-			jraw(j, "\\\\");
-			break;
-		case '\n':
-			jraw(j, "\\n");
-			break;
-		case '\r':
-			jraw(j, "\\r");
-			break;
-		case '\t':
-			jraw(j, "\\t");
-			break;
-		default:
-			if (*u < 0x20 || *u == 0x7f) {
-				memcpy(esc, "\\u00", 4);
-				esc[4] = hex[*u >> 4];
-				esc[5] = hex[*u & 15];
-				jput(j, esc, 6);
-			} else {
-				jput(j, (const char *)u, 1);
-			}
-		}
-	}
-	jraw(j, "\"");
+	else
+		bc_json_escape(s, strlen(s), jsink, j);
 }
 
 static void

@@ -7,6 +7,8 @@
  * rewritten (temp file + rename) with one line per name under the lock.
  *
  * Names: jobs_remote_ok, jobs_remote_error (compile error on a host),
+ * jobs_remote_pump (of those two, in pump mode; jobs_pump counts every
+ * pump request, cache hits and failed attempts included),
  * jobs_local, jobs_cpp_error, jobs_failed_no_fallback,
  * local_by_reason:<reason> (run locally by rule), fallback_by_reason:<reason>
  * (local because the farm failed), host_failures,
@@ -16,8 +18,12 @@
  * retries_other_host (done remotely after a failed host), bytes_sent,
  * bytes_received,
  * probe_bolt, probe_distcc, probe_failed; artifact cache (doc/cache.md):
- * cache_lookups, cache_hits, cache_hits_direct, cache_misses,
- * cache_skipped_by_reason:<reason>.
+ * cache_lookups, cache_hits (every hit, the local tier's included),
+ * cache_hits_local (the local tier, client/hitcache.h),
+ * cache_hits_other_checkout, cache_hits_direct, cache_misses,
+ * cache_skipped_by_reason:<reason>, local_cache_corrupt; pump mode
+ * (client/pump.c): pump_* counters.  boltcc --stats sums them up
+ * (client/statsview.h).
  */
 #ifndef BC_CSTATS_H
 #define BC_CSTATS_H

@@ -29,6 +29,7 @@
 #include "common/hash.h"
 #include "common/hosts.h"
 #include "common/io.h"
+#include "common/json.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -46,10 +47,8 @@
 #include "client/pump.h"
 #include "client/pumpx.h"
 #include "client/ssh.h"
+#include "client/statsview.h"
 #include "client/xcode.h"
-
-#define STATS_MAX_PAGE (64 * 1024)
-#define STATS_TIMEOUT_MS 2000
 
 /* Everything one compile needs. */
 struct job {
@@ -87,7 +86,7 @@ usage(FILE *f)
 	    "       boltcc --explain COMPILER ARGS...  show what would happen (JSON)\n"
 	    "       boltcc --show-hosts [--json]  each host and its state\n"
 	    "       boltcc -j                     print the total number of slots\n"
-	    "       boltcc --stats [--json]       client counters and host stats\n"
+	    "       boltcc --stats|-s [-v] [--json]  statistics (-v: raw too)\n"
 	    "       boltcc --zero-stats           reset the client counters\n"
 	    "       boltcc --monitor [--once]     the farm live, in the terminal\n"
 	    "       boltcc --monitor --web [ADDR:]PORT   ... as a web page\n"
@@ -172,21 +171,11 @@ hosts_text_empty(const char *s)
 	return 1;
 }
 
+/* s as a JSON string (common/json.h). */
 static void
 json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	bc_json_fput_str(f, s);
 }
 
 /* --------------------------------------------------------------------- */
@@ -1302,6 +1291,9 @@ run_remote(struct job *j)
 			bc_hostsel_backoff_clear(cfg->lockdir, h);
 			if (!rep.cache_hit) {
 				bc_cstats_add(&j->stats, "jobs_remote_ok", 1);
+				if (pumping)
+					bc_cstats_add(&j->stats,
+					    "jobs_remote_pump", 1);
 				if (host_failed)	/* after a fault */
 					bc_cstats_add(&j->stats,
 					    "retries_other_host", 1);
@@ -1341,6 +1333,8 @@ run_remote(struct job *j)
 		/* A genuine compile error. */
 		bc_hostsel_backoff_clear(cfg->lockdir, h);
 		bc_cstats_add(&j->stats, "jobs_remote_error", 1);
+		if (pumping)
+			bc_cstats_add(&j->stats, "jobs_remote_pump", 1);
 		if (cfg->skip_local_retry) {
 			/* Xcode reads the .dia on failure too (xcode.md 7.6). */
 			if (j->plan.dia_file != NULL &&
@@ -1695,367 +1689,28 @@ opt_explain(char **words, int n)
 	return 0;
 }
 
-/* The stats port of a host: BOLTCC_STATS_PORT, else 3633 for a host on
- * 3632, else the host's port + 1. */
+/* --stats / -s [-v] [--json] (client/statsview.h); words: what follows. */
 static int
-stats_port_of(const struct bc_cconf *cfg, const struct bc_host *h)
+opt_stats(const struct bc_cconf *cfg, int nwords, char **words)
 {
-	if (cfg->stats_port > 0)
-		return cfg->stats_port;
-	if (h->port == BC_DEFAULT_PORT)
-		return BC_DEFAULT_STATS_PORT;
-	return h->port < 65535 ? h->port + 1 : BC_DEFAULT_STATS_PORT;
-}
-
-/* GET path from the stats port; the answer appended to page. */
-static int
-fetch_stats_page(const char *host, int port, const char *path,
-    struct bc_buf *page, char *err)
-{
-	return bc_io_http_get(host, port, path, STATS_TIMEOUT_MS, page, err);
-}
-
-/* Parse "key value" lines of a stats page (between the distccstats tags
- * if present) into keys/vals. */
-static void
-parse_stats_page(const struct bc_buf *page, struct bc_strv *keys,
-    struct bc_strv *vals)
-{
-	char *text = xstrndup((const char *)bc_buf_data(page),
-	    bc_buf_len(page));
-	char *body = strstr(text, "\r\n\r\n");
-	char *p, *end;
-
-	if (body != NULL)
-		body += 4;
-	else if ((body = strstr(text, "\n\n")) != NULL)
-		body += 2;
-	else
-		body = text;
-	p = strstr(body, "<distccstats>");
-	if (p != NULL)
-		body = p + strlen("<distccstats>");
-	end = strstr(body, "</distccstats>");
-	if (end != NULL)
-		*end = '\0';
-	for (p = body; p != NULL && *p != '\0';) {
-		char *nl = strchr(p, '\n');
-		char *sp;
-
-		if (nl != NULL)
-			*nl = '\0';
-		if (nl != NULL && nl > p && nl[-1] == '\r')
-			nl[-1] = '\0';
-		sp = strchr(p, ' ');
-		if (sp != NULL && sp > p) {
-			*sp = '\0';
-			bc_strv_push(keys, p);
-			bc_strv_push(vals, sp + 1);
-		}
-		p = nl != NULL ? nl + 1 : NULL;
-	}
-	free(text);
-}
-
-static void
-json_value(const char *v)
-{
-	long long x;
-
-	if (bc_parse_int(v, -(1LL << 62), 1LL << 62, &x) == BC_OK)
-		printf("%lld", x);
-	else
-		json_str(stdout, v);
-}
-
-/* The cache counters of a host, from its /metrics page (boltccd only):
- * "boltccd_cache_<name>[_total] value" lines become name -> value. */
-static int
-parse_cache_metrics(const struct bc_buf *page, struct bc_strv *keys,
-    struct bc_strv *vals)
-{
-	char *text = xstrndup((const char *)bc_buf_data(page),
-	    bc_buf_len(page));
-	char *p, *nl;
-	int found = 0;
-
-	for (p = text; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-		char *sp, *name;
-		size_t n;
-
-		nl = strchr(p, '\n');
-		if (nl != NULL)
-			*nl = '\0';
-		if (!bc_str_has_prefix(p, "boltccd_cache_"))
-			continue;
-		sp = strrchr(p, ' ');
-		if (sp == NULL)
-			continue;
-		*sp = '\0';
-		name = p + strlen("boltccd_cache_");
-		if (bc_str_has_prefix(name, "uncacheable_total{reason=\"")) {
-			char *r0 = name + strlen("uncacheable_total{reason=\"");
-			char *q = strchr(r0, '"');
-
-			if (q == NULL)
-				continue;
-			*q = '\0';
-			name = xasprintf("uncacheable:%s", r0);
-			bc_strv_push_owned(keys, name);
-			bc_strv_push(vals, sp + 1);
-			continue;
-		}
-		n = strlen(name);
-		if (n > 6 && strcmp(name + n - 6, "_total") == 0)
-			name[n - 6] = '\0';
-		bc_strv_push(keys, name);
-		bc_strv_push(vals, sp + 1);
-		found = 1;
-	}
-	free(text);
-	return found;
-}
-
-static double
-kv_num(const struct bc_strv *keys, const struct bc_strv *vals,
-    const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < keys->n; i++)
-		if (strcmp(keys->v[i], name) == 0)
-			return strtod(vals->v[i], NULL);
-	return 0;
-}
-
-static void
-human_bytes(double b, char *out, size_t n)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int i = 0;
-
-	while (b >= 1024 && i < 4) {
-		b /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(out, n, "%.0f B", b);
-	else
-		snprintf(out, n, "%.1f %s", b, u[i]);
-}
-
-static void
-human_secs(double s, char *out, size_t n)
-{
-	if (s < 120)
-		snprintf(out, n, "%.1f s", s);
-	else if (s < 7200)
-		snprintf(out, n, "%.1f min", s / 60);
-	else
-		snprintf(out, n, "%.1f h", s / 3600);
-}
-
-/* One row of the cache table. */
-static void
-print_cache_row(const char *label, double req, double hits, double misses,
-    double entries, double bytes, double evict, double corrupt,
-    double saved_s)
-{
-	char b[32], t[32], rate[16];
-
-	human_bytes(bytes, b, sizeof(b));
-	human_secs(saved_s, t, sizeof(t));
-	if (hits + misses > 0)
-		snprintf(rate, sizeof(rate), "%.1f%%",
-		    100.0 * hits / (hits + misses));
-	else
-		snprintf(rate, sizeof(rate), "-");
-	printf("  %-26s %9.0f %8.0f %8.0f %8s %8.0f %11s %8.0f %8.0f %10s\n",
-	    label, req, hits, misses, rate, entries, b, evict, corrupt, t);
-}
-
-struct host_stats {
-	int ok;			/* stats page fetched */
-	int cache;		/* boltccd cache counters present */
-	char err[BC_ERRLEN];
-	struct bc_strv keys, vals;	/* distcc text page */
-	struct bc_strv ckeys, cvals;	/* cache counters */
-};
-
-static void
-fetch_host_stats(const struct bc_cconf *cfg, const struct bc_host *h,
-    struct host_stats *hs)
-{
-	struct bc_buf page;
-	int port = stats_port_of(cfg, h);
-
-	memset(hs, 0, sizeof(*hs));
-	bc_buf_init(&page, STATS_MAX_PAGE);
-	if (fetch_stats_page(h->name, port, "/", &page, hs->err) == BC_OK) {
-		hs->ok = 1;
-		parse_stats_page(&page, &hs->keys, &hs->vals);
-	}
-	bc_buf_free(&page);
-	if (!hs->ok)
-		return;
-	bc_buf_init(&page, STATS_MAX_PAGE);
-	if (fetch_stats_page(h->name, port, "/metrics", &page, NULL) == BC_OK)
-		hs->cache = parse_cache_metrics(&page, &hs->ckeys, &hs->cvals);
-	bc_buf_free(&page);
-}
-
-static void
-free_host_stats(struct host_stats *hs)
-{
-	bc_strv_free(&hs->keys);
-	bc_strv_free(&hs->vals);
-	bc_strv_free(&hs->ckeys);
-	bc_strv_free(&hs->cvals);
-}
-
-static void
-json_kv(const struct bc_strv *keys, const struct bc_strv *vals)
-{
-	size_t k;
-
-	printf("{");
-	for (k = 0; k < keys->n; k++) {
-		if (k > 0)
-			printf(",");
-		json_str(stdout, keys->v[k]);
-		printf(":");
-		json_value(vals->v[k]);
-	}
-	printf("}");
-}
-
-static int
-opt_stats(const struct bc_cconf *cfg, int as_json)
-{
-	struct bc_cstats cs;
+	struct bc_statsview_opts o;
 	struct bc_hostlist hl;
-	struct host_stats *hs = NULL;
 	char err[BC_ERRLEN];
-	size_t i, k, nh = 0;
-	int have_hosts;
-	double tot[8] = { 0 };
+	int have_hosts, r;
 
-	bc_cstats_init(&cs);
-	if (!cfg->dir_ok) {
-		fprintf(stderr, "boltcc: error: %s\n", cfg->error != NULL ?
-		    cfg->error : "no state directory");
+	if (bc_statsview_args(nwords, words, &o, err) != BC_OK) {
+		fprintf(stderr, "boltcc: %s; usage: --stats [-v] [--json]\n",
+		    err);
 		return BC_EXIT_BAD_ARGUMENTS;
 	}
-	if (bc_cstats_load(cfg->dir, &cs, err) != BC_OK)
-		fprintf(stderr, "boltcc: warning: %s\n", err);
 	have_hosts = load_hosts(cfg, &hl, 1) == BC_OK;
-	if (have_hosts) {
-		nh = hl.n;
-		hs = xcalloc(nh > 0 ? nh : 1, sizeof(*hs));
-		for (i = 0; i < nh; i++)
-			if (hl.v[i].kind == BC_HOST_TCP)
-				fetch_host_stats(cfg, &hl.v[i], &hs[i]);
-	}
-
-	if (as_json) {
-		printf("{\"client\":{\"dir\":");
-		json_str(stdout, cfg->dir);
-		printf(",\"counters\":{");
-		for (i = 0; i < cs.n; i++) {
-			if (i > 0)
-				printf(",");
-			json_str(stdout, cs.v[i].name);
-			printf(":%lld", cs.v[i].value);
-		}
-		printf("}},\"hosts\":[");
-		for (i = 0, k = 0; i < nh; i++) {
-			const struct bc_host *h = &hl.v[i];
-
-			if (h->kind != BC_HOST_TCP)
-				continue;
-			printf("%s{\"host\":", k++ > 0 ? "," : "");
-			json_str(stdout, h->spec);
-			printf(",\"stats_port\":%d,\"ok\":%s",
-			    stats_port_of(cfg, h), hs[i].ok ? "true" : "false");
-			if (!hs[i].ok) {
-				printf(",\"error\":");
-				json_str(stdout, hs[i].err);
-			} else {
-				printf(",\"stats\":");
-				json_kv(&hs[i].keys, &hs[i].vals);
-				printf(",\"cache\":");
-				if (hs[i].cache)
-					json_kv(&hs[i].ckeys, &hs[i].cvals);
-				else
-					printf("null");
-			}
-			printf("}");
-		}
-		printf("]}\n");
-		goto done;
-	}
-
-	printf("boltcc client counters (%s/stats)\n", cfg->dir);
-	if (cs.n == 0)
-		printf("  (none yet)\n");
-	for (i = 0; i < cs.n; i++)
-		printf("  %-40s %lld\n", cs.v[i].name, cs.v[i].value);
-	if (nh > 0) {
-		printf("\nartifact cache on the farm\n"
-		    "  %-26s %9s %8s %8s %8s %8s %11s %8s %8s %10s\n", "host",
-		    "requests", "hits", "misses", "hit rate", "entries",
-		    "stored", "evicted", "corrupt", "time saved");
-		for (i = 0; i < nh; i++) {
-			const struct bc_host *h = &hl.v[i];
-			const struct bc_strv *ck = &hs[i].ckeys, *cv = &hs[i].cvals;
-			double v[8];
-
-			if (h->kind != BC_HOST_TCP)
-				continue;
-			if (!hs[i].ok || !hs[i].cache) {
-				printf("  %-26s %s\n", h->spec, !hs[i].ok ?
-				    "unavailable" : "no cache (distccd or "
-				    "--no-cache)");
-				continue;
-			}
-			v[0] = kv_num(ck, cv, "requests");
-			v[1] = kv_num(ck, cv, "hits");
-			v[2] = kv_num(ck, cv, "misses");
-			v[3] = kv_num(ck, cv, "entries");
-			v[4] = kv_num(ck, cv, "stored_bytes");
-			v[5] = kv_num(ck, cv, "evictions");
-			v[6] = kv_num(ck, cv, "corrupt");
-			v[7] = kv_num(ck, cv, "time_saved_seconds");
-			for (k = 0; k < 8; k++)
-				tot[k] += v[k];
-			print_cache_row(h->spec, v[0], v[1], v[2], v[3], v[4],
-			    v[5], v[6], v[7]);
-		}
-		print_cache_row("total", tot[0], tot[1], tot[2], tot[3],
-		    tot[4], tot[5], tot[6], tot[7]);
-	}
-	for (i = 0; i < nh; i++) {
-		const struct bc_host *h = &hl.v[i];
-
-		if (h->kind != BC_HOST_TCP)
-			continue;
-		printf("\nhost %s (stats port %d)\n", h->spec,
-		    stats_port_of(cfg, h));
-		if (!hs[i].ok)
-			printf("  unavailable: %s\n", hs[i].err);
-		for (k = 0; k < hs[i].keys.n; k++)
-			printf("  %-40s %s\n", hs[i].keys.v[k], hs[i].vals.v[k]);
-		for (k = 0; k < hs[i].ckeys.n; k++)
-			printf("  cache_%-34s %s\n", hs[i].ckeys.v[k],
-			    hs[i].cvals.v[k]);
-	}
-done:
-	for (i = 0; i < nh; i++)
-		free_host_stats(&hs[i]);
-	free(hs);
+	r = bc_statsview_show(cfg, have_hosts ? &hl : NULL, &o, err);
 	if (have_hosts)
 		bc_hosts_free(&hl);
-	bc_cstats_free(&cs);
+	if (r != BC_OK) {
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
 	return 0;
 }
 
@@ -2171,6 +1826,17 @@ unknown_option(const char *a)
 	return BC_EXIT_BAD_ARGUMENTS;
 }
 
+/* 1 if words are only -v, --verbose, --json: "boltcc -s" followed by
+ * them is --stats (ccache's -s); "boltcc -s foo.c" is "cc -s foo.c". */
+static int
+stats_words(int n, char **words)
+{
+	struct bc_statsview_opts o;
+	char err[BC_ERRLEN];
+
+	return bc_statsview_args(n, words, &o, err) == BC_OK;
+}
+
 /* 1 and *rc set if argv[1] was a client-only option (or an unknown one). */
 static int
 client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
@@ -2196,14 +1862,9 @@ client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
 		*rc = opt_slots(cfg);
 	} else if (strcmp(a, "--explain") == 0) {
 		*rc = opt_explain(argv + 2, argc - 2);
-	} else if (strcmp(a, "--stats") == 0) {
-		int as_json = argc > 2 && strcmp(argv[2], "--json") == 0;
-
-		if (argc > 2 + as_json) {
-			fprintf(stderr, "boltcc: usage: --stats [--json]\n");
-			*rc = BC_EXIT_BAD_ARGUMENTS;
-		} else
-			*rc = opt_stats(cfg, as_json);
+	} else if (strcmp(a, "--stats") == 0 || (strcmp(a, "-s") == 0 &&
+	    stats_words(argc - 2, argv + 2))) {
+		*rc = opt_stats(cfg, argc - 2, argv + 2);
 	} else if (strcmp(a, "--zero-stats") == 0) {
 		*rc = opt_zero_stats(cfg);
 	} else if (strcmp(a, "--monitor") == 0) {

@@ -351,7 +351,7 @@ put_cell(struct bc_buf *out, const char *s, int w)
 		if (p[i] >= 0x20 && p[i] < 0x7f) {
 			r = bc_buf_put_u8(out, p[i]);
 			k = 1;
-		} else if (p[i] >= 0x80 && (k = bc_utf8_seq(p + i, n - i)) > 0)
+		} else if (p[i] >= 0x80 && (k = bc_utf8_len(p + i, n - i)) > 0)
 			r = bc_buf_put(out, p + i, k);
 		else {
 			r = bc_buf_put_u8(out, '?');

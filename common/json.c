@@ -1,9 +1,10 @@
 /*
- * json.c - a bounded JSON reader (see json.h).
+ * json.c - JSON strings from any bytes, the JSON number grammar, and a
+ * bounded reader of JSON documents (see json.h).
  *
- * A recursive-descent parser over a bc_buf view: every byte is taken
- * with bc_buf_peek/bc_buf_skip, so no read can pass the end; depth,
- * node count and string length are capped by limits.h.
+ * The reader is a recursive-descent parser over a bc_buf view: every
+ * byte is taken with bc_buf_peek/bc_buf_skip, so no read can pass the
+ * end; depth, node count and string length are capped by limits.h.
  */
 #include "config.h"
 
@@ -11,11 +12,174 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "err.h"
-#include "json.h"
-#include "limits.h"
-#include "util.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "common/limits.h"
+#include "common/util.h"
+
+/*
+ * Length of the valid UTF-8 sequence at s (n bytes left), 0 if the byte
+ * at s does not start one (RFC 3629 section 4: no overlong forms, no
+ * surrogates, nothing past U+10FFFF).
+ */
+size_t
+bc_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		if (s[0] == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (s[0] == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		if (s[0] == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (s[0] == 0xf4)
+			hi = 0x8f;	/* past U+10FFFF */
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+void
+bc_json_escape(const char *s, size_t n, bc_json_sink *put, void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0, len;
+
+	put(ctx, "\"", 1);
+	while (i < n) {
+		const char *esc = NULL;
+		char ctl[7];
+
+		len = bc_utf8_len(u + i, n - i);
+		if (len > 1 || (len == 1 && u[i] >= 0x20 && u[i] != 0x7f &&
+		    u[i] != '"' && u[i] != '\\')) {
+			i += len;	/* passes through: extend the run */
+			run += len;
+			continue;
+		}
+		if (run > 0)
+			put(ctx, s + i - run, run);
+		run = 0;
+		if (len == 0)
+			esc = "\\ufffd";
+		else if (u[i] == '"')
+			esc = "\\\"";
+		else if (u[i] == '\\')
+			esc = "\\\\";
+		else if (u[i] == '\n')
+			esc = "\\n";
+		else if (u[i] == '\r')
+			esc = "\\r";
+		else if (u[i] == '\t')
+			esc = "\\t";
+		else {
+			memcpy(ctl, "\\u00", 4);
+			ctl[4] = hex[u[i] >> 4];
+			ctl[5] = hex[u[i] & 15];
+			ctl[6] = '\0';
+			esc = ctl;
+		}
+		put(ctx, esc, strlen(esc));
+		i++;
+	}
+	if (run > 0)
+		put(ctx, s + i - run, run);
+	put(ctx, "\"", 1);
+}
+
+struct buf_sink {
+	struct bc_buf *out;
+	int r;
+};
+
+static void
+buf_put(void *ctx, const char *p, size_t n)
+{
+	struct buf_sink *b = ctx;
+
+	if (b->r == BC_OK)
+		b->r = bc_buf_put(b->out, p, n);
+}
+
+int
+bc_json_put_str(struct bc_buf *out, const char *s)
+{
+	struct buf_sink b = { out, BC_OK };
+
+	bc_json_escape(s, strlen(s), buf_put, &b);
+	return b.r;
+}
+
+static void
+file_put(void *ctx, const char *p, size_t n)
+{
+	(void)fwrite(p, 1, n, (FILE *)ctx);
+}
+
+void
+bc_json_fput_str(FILE *f, const char *s)
+{
+	bc_json_escape(s, strlen(s), file_put, f);
+}
+
+static const char *
+digits(const char *p)
+{
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+int
+bc_json_is_number(const char *s)
+{
+	const char *p = s, *q;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		p = digits(p);
+	else
+		return 0;
+	if (*p == '.') {
+		q = digits(p + 1);
+		if (q == p + 1)
+			return 0;
+		p = q;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		q = digits(p);
+		if (q == p)
+			return 0;
+		p = q;
+	}
+	return *p == '\0';
+}
+
+/* ------------------------------------------------------------------ */
+/* the reader */
 
 struct parser {
 	struct bc_buf in;
@@ -229,7 +393,7 @@ number(struct parser *p, size_t node)
 		(void)bc_buf_skip(&p->in, 1);
 	}
 	text[n] = '\0';
-	if (!bc_json_number_ok(text))
+	if (!bc_json_is_number(text))
 		return fail(p, "bad number");
 	p->doc->v[node].num = strtod(text, NULL);
 	return BC_OK;
@@ -406,95 +570,4 @@ bc_json_str(const struct bc_json *doc, size_t i, const char *key,
 	size_t k = bc_json_get(doc, i, key);
 
 	return bc_json_type(doc, k) == BC_JSON_STRING ? doc->v[k].str : dflt;
-}
-
-/* JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-int
-bc_json_number_ok(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (*s >= '1' && *s <= '9')
-		while (*s >= '0' && *s <= '9')
-			s++;
-	else
-		return 0;
-	if (*s == '.') {
-		if (*++s < '0' || *s > '9')
-			return 0;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (*s < '0' || *s > '9')
-			return 0;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return *s == '\0';
-}
-
-/* The length of the valid UTF-8 sequence at p (n bytes left), 0 if
- * there is none (overlong forms, surrogates and > U+10FFFF refused). */
-size_t
-bc_utf8_seq(const unsigned char *p, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-/* A JSON string of s: valid UTF-8 as it is, control characters as
- * \u00XX, each byte of an invalid sequence as U+FFFD. */
-int
-bc_json_put_str(struct bc_buf *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, k;
-	int r = bc_buf_put_u8(out, '"');
-
-	while (r == BC_OK && i < n) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			r = bc_buf_putf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			r = bc_buf_putf(out, "\\u%04x", c);
-		else if (c < 0x80)
-			r = bc_buf_put_u8(out, c);
-		else if ((k = bc_utf8_seq(s + i, n - i)) > 0) {
-			r = bc_buf_put(out, s + i, k);
-			i += k;
-			continue;
-		} else
-			r = bc_buf_put_str(out, "\\ufffd");
-		i++;
-	}
-	if (r == BC_OK)
-		r = bc_buf_put_u8(out, '"');
-	return r;
 }

@@ -1,19 +1,50 @@
 /*
- * json.h - a reader for the JSON that boltccd's stats port serves.
+ * json.h - JSON text for what boltcc and boltccd print: a string from any
+ * bytes, and whether a value read from a peer is a JSON number; and a
+ * reader for the JSON that boltccd's stats port serves (the monitor).
  *
- * The document is parsed from a bc_buf view into a flat array of nodes
- * (node 0 is the root); each container links to its first child and each
- * child to its next sibling by index.  Strings are decoded to UTF-8
- * (a \u0000 is refused: names stay C strings).  Input is a peer's: every
- * count and length is bounded (BC_MAX_JSON_* in limits.h) and any
- * syntax error fails the whole document with a message naming the byte
- * offset.
+ * Strings (RFC 8259 section 7): '"' and '\\' are escaped, and so are the
+ * control characters U+0000-U+001F and U+007F (\n, \r and \t by name,
+ * the others as \u00XX).  Valid UTF-8 passes through unchanged.  A byte
+ * that does not start or continue a valid UTF-8 sequence (a stray
+ * continuation byte, a truncated sequence, an overlong form, a
+ * surrogate, a code point past U+10FFFF, 0xF5-0xFF) becomes U+FFFD
+ * (written \ufffd), one per byte, as a UTF-8 decoder shows it: the text
+ * is always valid JSON and valid UTF-8, and a file name that is not
+ * UTF-8 stays recognisable.
  */
 #ifndef BC_JSON_H
 #define BC_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "common/buf.h"
+
+/* Called with each piece of the escaped text, in order. */
+typedef void bc_json_sink(void *ctx, const char *p, size_t n);
+
+/* s (n bytes, NULs included) as a JSON string, quotes included. */
+void bc_json_escape(const char *s, size_t n, bc_json_sink *put, void *ctx);
+/* The same, appended to out: BC_OK, or BC_ERR_LIMIT when out is full. */
+int bc_json_put_str(struct bc_buf *out, const char *s);
+/* The same, written to f. */
+void bc_json_fput_str(FILE *f, const char *s);
+/* 1 if s is exactly a JSON number (RFC 8259 section 6: -?int frac? exp?,
+ * no leading zeros, no '+', no spaces, no NaN or Infinity). */
+int bc_json_is_number(const char *s);
+/* The length of the valid UTF-8 sequence at s (n > 0 bytes left): 1 for
+ * ASCII, 0 if the byte at s starts no valid sequence. */
+size_t bc_utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * The reader: the document is parsed into a flat array of nodes (node 0
+ * is the root); each container links to its first child and each child
+ * to its next sibling by index.  Strings are decoded to UTF-8 (a \u0000
+ * is refused: names stay C strings).  Input is a peer's: every count and
+ * length is bounded (BC_MAX_JSON_* in limits.h) and any syntax error
+ * fails the whole document with a message naming the byte offset.
+ */
 enum bc_json_type {
 	BC_JSON_NULL = 0,
 	BC_JSON_FALSE,
@@ -54,17 +85,7 @@ double bc_json_num(const struct bc_json *doc, size_t i, const char *key,
     double dflt);
 const char *bc_json_str(const struct bc_json *doc, size_t i,
     const char *key, const char *dflt);
-/* 1 if s is a number as JSON's grammar spells it. */
-int bc_json_number_ok(const char *s);
 /* The type of node i (BC_JSON_NULL for NONE). */
 int bc_json_type(const struct bc_json *doc, size_t i);
-
-/* The length of the valid UTF-8 sequence at p (n bytes left, n > 0),
- * 0 if there is none (overlong forms, surrogates, > U+10FFFF). */
-size_t bc_utf8_seq(const unsigned char *p, size_t n);
-/* Append s as a JSON string: valid UTF-8 as it is, control characters
- * as \u00XX, each byte of an invalid sequence as U+FFFD. */
-struct bc_buf;
-int bc_json_put_str(struct bc_buf *out, const char *s);
 
 #endif

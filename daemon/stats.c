@@ -400,12 +400,6 @@ bc_stats_render_text(const struct bc_stats *st,
 	return r;
 }
 
-static int
-put_json_str(struct bc_buf *out, const char *s)
-{
-	return bc_json_put_str(out, s);
-}
-
 /* Hit rate in percent of lookups (0 when there were none). */
 static double
 hit_rate(const struct bc_cache_stats *c)
@@ -446,7 +440,7 @@ render_cache_json(const struct bc_stats *st, struct bc_buf *out)
 	for (i = 0; r == BC_OK && i < c->nreasons; i++) {
 		r = bc_buf_putf(out, "%s", i > 0 ? "," : "");
 		if (r == BC_OK)
-			r = put_json_str(out, c->reasons[i].name);
+			r = bc_json_put_str(out, c->reasons[i].name);
 		if (r == BC_OK)
 			r = bc_buf_putf(out, ":%llu",
 			    (unsigned long long)c->reasons[i].value);
@@ -482,15 +476,15 @@ render_jobs_json(const struct bc_stats *st, int64_t now_ms,
 		    j->slot_ms > 0 && j->state >= BC_JOB_COMPILING ?
 		    (double)(now_ms - j->slot_ms) / 1000.0 : 0.0);
 		if (r == BC_OK)
-			r = put_json_str(out, j->peer);
+			r = bc_json_put_str(out, j->peer);
 		if (r == BC_OK)
 			r = bc_buf_put_str(out, ",\"compiler\":");
 		if (r == BC_OK)
-			r = put_json_str(out, j->compiler);
+			r = bc_json_put_str(out, j->compiler);
 		if (r == BC_OK)
 			r = bc_buf_put_str(out, ",\"file\":");
 		if (r == BC_OK)
-			r = put_json_str(out, j->file);
+			r = bc_json_put_str(out, j->file);
 		if (r == BC_OK)
 			r = bc_buf_put_u8(out, '}');
 	}
@@ -565,7 +559,7 @@ bc_stats_render_json(const struct bc_stats *st,
 
 	r = bc_buf_putf(out, "{\"version\":");
 	if (r == BC_OK)
-		r = put_json_str(out, version);
+		r = bc_json_put_str(out, version);
 	if (r == BC_OK)
 		r = bc_buf_putf(out,
 		    ",\"jobs\":%d,\"queue\":%d,\"running\":%d,\"queued\":%d,"
@@ -592,11 +586,11 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)st->hello,
 		    (unsigned long long)st->lookup_fast);
 	if (r == BC_OK)
-		r = put_json_str(out, st->longest_file);
+		r = bc_json_put_str(out, st->longest_file);
 	if (r == BC_OK)
 		r = bc_buf_putf(out, ",\"dcc_longest_job_compiler\":");
 	if (r == BC_OK)
-		r = put_json_str(out, st->longest_compiler);
+		r = bc_json_put_str(out, st->longest_compiler);
 	if (r == BC_OK)
 		r = bc_buf_putf(out,
 		    ",\"dcc_longest_job_time_msecs\":%lld,\"dcc_max_kids\":%d,"
@@ -614,7 +608,7 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)bc_stats_recent(st, 900, now_ms),
 		    sys->procstate_d, (long long)st->max_rss_kb);
 	if (r == BC_OK)
-		r = put_json_str(out, st->max_rss_name);
+		r = bc_json_put_str(out, st->max_rss_name);
 	if (r == BC_OK)
 		r = render_cache_json(st, out);
 	if (r == BC_OK)

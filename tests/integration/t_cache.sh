@@ -436,10 +436,11 @@ BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt"; export BOLTCC_HOSTS
 check "a compile error is uncacheable (counted by reason)" [ "$(cstat $D1SPORT uncacheable)" -ge 1 ]
 SC=$(new_client_dir)
 ( cd "$T/wc2" && BOLTCC_DIR=$SC DISTCC_FALLBACK=0 "$BOLTCC" gcc -O2 -Wall -MD -MF obj/hello.d -c hello.c -o obj/hello.o ) 2>/dev/null
-BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --stats >"$T/stats.txt"
+BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --stats -v >"$T/stats.txt"
 check "--stats shows the cache table" grep -q "hit rate" "$T/stats.txt"
 check "--stats has a row per host" sh -c "grep -c '^  127.0.0.1:' '$T/stats.txt' | grep -q '^[2-9]'"
-check "--stats shows the client's hits" grep -q "cache_hits *1" "$T/stats.txt"
+check "--stats shows the client's hits" grep -Eq "^  Hits: +1 " "$T/stats.txt"
+check "--stats -v shows the raw counters" grep -q "cache_hits *1" "$T/stats.txt"
 BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --stats --json >"$T/stats.json"
 check "--stats --json has host cache counters" sh -c "$PYTHON -c 'import json,sys; d=json.load(open(\"$T/stats.json\")); assert d[\"hosts\"][0][\"cache\"][\"hits\"] > 0; assert \"entries\" in d[\"hosts\"][1][\"cache\"]'"
 $DCC http $D1SPORT /metrics >"$T/metrics.txt" 2>/dev/null

@@ -1,0 +1,834 @@
+/*
+ * statsview.c - `boltcc --stats`: the summary of the client's counters,
+ * the farm's artifact cache table, the raw counters with -v, and JSON
+ * (see statsview.h; the figures are defined in boltcc(1)).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/hosts.h"
+#include "common/io.h"
+#include "common/json.h"
+#include "common/util.h"
+#include "client/statsview.h"
+
+#define STATSVIEW_MAX_PAGE (64 * 1024)
+#define STATSVIEW_TIMEOUT_MS 2000
+/* the text's label column, and how many reasons a list shows */
+#define STATSVIEW_LABEL 24
+#define STATSVIEW_TOP 8
+
+/* ------------------------------------------------------------------ */
+/* arguments */
+
+int
+bc_statsview_args(int argc, char **argv, struct bc_statsview_opts *o,
+    char *err)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			o->json = 1;
+		else if (strcmp(argv[i], "-v") == 0 ||
+		    strcmp(argv[i], "--verbose") == 0)
+			o->verbose = 1;
+		else
+			return bc_seterr(err, BC_ERR_INVAL, "unexpected %s",
+			    argv[i]);
+	}
+	return BC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* the summary: a pure function of the counters */
+
+double
+bc_statsview_percent(long long part, long long whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static long long
+nonneg(long long v)
+{
+	return v > 0 ? v : 0;
+}
+
+static void
+reasons_add(struct bc_statsview_reasons *r, const char *name, long long n)
+{
+	size_t i;
+
+	if (n <= 0)
+		return;
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].name, name) == 0) {
+			r->v[i].n += n;
+			return;
+		}
+	r->v = xrealloc(r->v, r->n + 1, sizeof(*r->v));
+	r->v[r->n].name = xstrdup(name);
+	r->v[r->n].n = n;
+	r->n++;
+}
+
+static int
+reason_cmp(const void *a, const void *b)
+{
+	const struct bc_statsview_reason *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void
+reasons_sort(struct bc_statsview_reasons *r)
+{
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof(*r->v), reason_cmp);
+}
+
+static void
+reasons_free(struct bc_statsview_reasons *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->v[i].name);
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
+static long long
+reasons_sum(const struct bc_statsview_reasons *r)
+{
+	long long t = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		t += r->v[i].n;
+	return t;
+}
+
+/* Every "prefix:reason" counter of cs into r (but `except`); their sum. */
+static long long
+collect(const struct bc_cstats *cs, const char *prefix, const char *except,
+    struct bc_statsview_reasons *r)
+{
+	size_t i, pl = strlen(prefix);
+	long long t = 0;
+
+	for (i = 0; i < cs->n; i++) {
+		const char *name = cs->v[i].name;
+
+		if (strncmp(name, prefix, pl) != 0 || name[pl] != ':' ||
+		    (except != NULL && strcmp(name + pl + 1, except) == 0))
+			continue;
+		t += nonneg(cs->v[i].value);
+		if (r != NULL)
+			reasons_add(r, name + pl + 1, cs->v[i].value);
+	}
+	return t;
+}
+
+static long long
+get(const struct bc_cstats *cs, const char *name)
+{
+	return nonneg(bc_cstats_get(cs, name));
+}
+
+static void
+summarize_cache(const struct bc_cstats *cs, struct bc_statsview_summary *s)
+{
+	s->hits = get(cs, "cache_hits");
+	s->hits_local = get(cs, "cache_hits_local");
+	if (s->hits_local > s->hits)	/* counted in cache_hits too */
+		s->hits_local = s->hits;
+	s->hits_farm = s->hits - s->hits_local;
+	s->hits_other_checkout = get(cs, "cache_hits_other_checkout");
+	s->hits_direct = get(cs, "cache_hits_direct");
+	s->misses = get(cs, "cache_misses");
+	s->cacheable = s->hits + s->misses;
+}
+
+static void
+summarize_jobs(const struct bc_cstats *cs, struct bc_statsview_summary *s)
+{
+	long long ok = get(cs, "jobs_remote_ok");
+
+	s->remote_errors = get(cs, "jobs_remote_error");
+	s->remote = ok + s->remote_errors;
+	s->remote_pump = get(cs, "jobs_remote_pump");
+	s->retried_locally = bc_cstats_get(cs,
+	    "local_by_reason:retry-after-error");
+	s->retried_locally = nonneg(s->retried_locally);
+	s->local_rule = collect(cs, "local_by_reason", "retry-after-error",
+	    NULL);
+	s->local_fallback = collect(cs, "fallback_by_reason", NULL,
+	    &s->fallback_by);
+	reasons_sort(&s->fallback_by);
+	s->local = nonneg(get(cs, "jobs_local") - s->retried_locally);
+	s->compiles = s->remote + s->local;
+	s->failed_no_fallback = get(cs, "jobs_failed_no_fallback");
+	s->host_failures = get(cs, "host_failures");
+	s->bytes_sent = get(cs, "bytes_sent");
+	s->bytes_received = get(cs, "bytes_received");
+}
+
+/* Why calls asked no cache: the local rules, the skipped lookups, the
+ * preprocessor's errors, the rest as "no-cache-answer". */
+static void
+summarize_uncacheable(const struct bc_cstats *cs,
+    struct bc_statsview_summary *s)
+{
+	long long listed;
+
+	s->uncacheable = nonneg(s->calls - s->cacheable);
+	(void)collect(cs, "local_by_reason", "retry-after-error",
+	    &s->uncacheable_by);
+	(void)collect(cs, "cache_skipped_by_reason", NULL, &s->uncacheable_by);
+	reasons_add(&s->uncacheable_by, "preprocessor-error",
+	    get(cs, "jobs_cpp_error"));
+	listed = reasons_sum(&s->uncacheable_by);
+	if (s->uncacheable > listed)
+		reasons_add(&s->uncacheable_by, "no-cache-answer",
+		    s->uncacheable - listed);
+	reasons_sort(&s->uncacheable_by);
+}
+
+void
+bc_statsview_summarize(const struct bc_cstats *cs,
+    struct bc_statsview_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	summarize_cache(cs, s);
+	summarize_jobs(cs, s);
+	s->calls = s->hits + s->compiles + get(cs, "jobs_cpp_error") +
+	    s->failed_no_fallback;
+	summarize_uncacheable(cs, s);
+}
+
+void
+bc_statsview_free(struct bc_statsview_summary *s)
+{
+	reasons_free(&s->uncacheable_by);
+	reasons_free(&s->fallback_by);
+}
+
+/* ------------------------------------------------------------------ */
+/* numbers for people */
+
+static void
+human_bytes(double b, char *out, size_t n)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int i = 0;
+
+	while (b >= 1024 && i < 4) {
+		b /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(out, n, "%.0f B", b);
+	else
+		snprintf(out, n, "%.1f %s", b, u[i]);
+}
+
+static void
+human_secs(double s, char *out, size_t n)
+{
+	if (s < 120)
+		snprintf(out, n, "%.1f s", s);
+	else if (s < 7200)
+		snprintf(out, n, "%.1f min", s / 60);
+	else
+		snprintf(out, n, "%.1f h", s / 3600);
+}
+
+/* "82.3%", or "-" when there is no whole. */
+static void
+human_percent(double part, double whole, char *out, size_t n)
+{
+	if (whole > 0)
+		snprintf(out, n, "%.1f%%", 100.0 * part / whole);
+	else
+		snprintf(out, n, "-");
+}
+
+/* ------------------------------------------------------------------ */
+/* the summary as text */
+
+/* "label:" at indent, padded to the label column. */
+static void
+put_label(FILE *out, int indent, const char *label)
+{
+	int w = STATSVIEW_LABEL - indent - 1;
+
+	fprintf(out, "%*s%s:%*s", indent, "", label,
+	    (int)strlen(label) < w ? w - (int)strlen(label) : 0, "");
+}
+
+/* A count, and with whole >= 0 its share: "n / whole (p%)". */
+static void
+put_row(FILE *out, int indent, const char *label, long long n,
+    long long whole)
+{
+	char pct[16];
+
+	put_label(out, indent, label);
+	fprintf(out, " %7lld", n);
+	if (whole >= 0) {
+		human_percent((double)n, (double)whole, pct, sizeof(pct));
+		fprintf(out, " / %7lld (%s)", whole, pct);
+	}
+}
+
+static void
+put_reasons(FILE *out, int indent, const struct bc_statsview_reasons *r)
+{
+	long long rest = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (i >= STATSVIEW_TOP) {
+			rest += r->v[i].n;
+			continue;
+		}
+		put_row(out, indent, r->v[i].name, r->v[i].n, -1);
+		fputc('\n', out);
+	}
+	if (rest > 0) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "%zu other reasons",
+		    r->n - STATSVIEW_TOP);
+		put_row(out, indent, label, rest, -1);
+		fputc('\n', out);
+	}
+}
+
+static void
+print_cache_part(FILE *out, const struct bc_statsview_summary *s)
+{
+	put_row(out, 0, "Cacheable calls", s->cacheable, s->calls);
+	fputc('\n', out);
+	put_row(out, 2, "Hits", s->hits, s->cacheable);
+	fputc('\n', out);
+	put_row(out, 4, "local tier", s->hits_local, -1);
+	fputc('\n', out);
+	put_row(out, 4, "farm", s->hits_farm, -1);
+	fprintf(out, "  (other checkout: %lld)\n", s->hits_other_checkout);
+	put_row(out, 4, "direct mode", s->hits_direct, -1);
+	fputc('\n', out);
+	put_row(out, 2, "Misses", s->misses, s->cacheable);
+	fputc('\n', out);
+	put_row(out, 0, "Uncacheable calls", s->uncacheable, s->calls);
+	fputc('\n', out);
+	put_reasons(out, 2, &s->uncacheable_by);
+}
+
+static void
+print_jobs_part(FILE *out, const struct bc_statsview_summary *s)
+{
+	put_row(out, 0, "Compiles", s->compiles, -1);
+	fputc('\n', out);
+	put_row(out, 2, "Remote", s->remote, s->compiles);
+	fprintf(out, "  pump mode: %lld\n", s->remote_pump);
+	if (s->remote_errors > 0) {
+		put_row(out, 4, "compile errors", s->remote_errors, -1);
+		fprintf(out, "  (retried locally: %lld)\n",
+		    s->retried_locally);
+	}
+	put_row(out, 2, "Local", s->local, s->compiles);
+	fputc('\n', out);
+	put_row(out, 4, "by rule", s->local_rule, -1);
+	fputc('\n', out);
+	put_row(out, 4, "fallback", s->local_fallback, -1);
+	fputc('\n', out);
+	put_reasons(out, 6, &s->fallback_by);
+	if (s->failed_no_fallback > 0) {
+		put_row(out, 0, "Failed, no fallback", s->failed_no_fallback,
+		    -1);
+		fputc('\n', out);
+	}
+}
+
+void
+bc_statsview_print_summary(FILE *out, const struct bc_statsview_summary *s,
+    const struct bc_statsview_farm *farm)
+{
+	char sent[32], recv[32];
+
+	print_cache_part(out, s);
+	print_jobs_part(out, s);
+	put_row(out, 0, "Failed host attempts", s->host_failures, -1);
+	fputc('\n', out);
+	human_bytes((double)s->bytes_sent, sent, sizeof(sent));
+	human_bytes((double)s->bytes_received, recv, sizeof(recv));
+	put_label(out, 0, "Sent / received");
+	fprintf(out, " %s / %s\n", sent, recv);
+	put_label(out, 0, "Farm");
+	if (farm == NULL)
+		fprintf(out, " no hosts configured\n");
+	else {
+		fprintf(out, " %lld host%s: %lld answered, %lld unavailable",
+		    farm->hosts, farm->hosts == 1 ? "" : "s", farm->answered,
+		    farm->unavailable);
+		if (farm->not_asked > 0)
+			fprintf(out, ", %lld not asked (ssh, localhost)",
+			    farm->not_asked);
+		fputc('\n', out);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* the summary as JSON */
+
+static void
+json_count(FILE *out, const char *key, long long n)
+{
+	fprintf(out, ",\"%s\":%lld", key, n);
+}
+
+static void
+json_percent(FILE *out, const char *key, long long part, long long whole)
+{
+	fprintf(out, ",\"%s\":%.1f", key, bc_statsview_percent(part, whole));
+}
+
+static void
+json_reasons(FILE *out, const char *key, const struct bc_statsview_reasons *r)
+{
+	size_t i;
+
+	fprintf(out, ",\"%s\":{", key);
+	for (i = 0; i < r->n; i++) {
+		if (i > 0)
+			fputc(',', out);
+		bc_json_fput_str(out, r->v[i].name);
+		fprintf(out, ":%lld", r->v[i].n);
+	}
+	fputc('}', out);
+}
+
+/* The names differ from the counters' (a script looking a counter up by
+ * name anywhere in the document finds the counter). */
+void
+bc_statsview_print_summary_json(FILE *out,
+    const struct bc_statsview_summary *s,
+    const struct bc_statsview_farm *farm)
+{
+	fprintf(out, "{\"calls\":%lld", s->calls);
+	json_count(out, "cacheable_calls", s->cacheable);
+	json_percent(out, "cacheable_percent", s->cacheable, s->calls);
+	json_count(out, "hits", s->hits);
+	json_percent(out, "hit_rate_percent", s->hits, s->cacheable);
+	json_count(out, "hits_local_tier", s->hits_local);
+	json_count(out, "hits_farm", s->hits_farm);
+	json_count(out, "hits_farm_other_checkout", s->hits_other_checkout);
+	json_count(out, "hits_direct_mode", s->hits_direct);
+	json_count(out, "misses", s->misses);
+	json_percent(out, "miss_rate_percent", s->misses, s->cacheable);
+	json_count(out, "uncacheable_calls", s->uncacheable);
+	json_percent(out, "uncacheable_percent", s->uncacheable, s->calls);
+	json_reasons(out, "uncacheable_by_reason", &s->uncacheable_by);
+	json_count(out, "compiles", s->compiles);
+	json_count(out, "compiles_remote", s->remote);
+	json_percent(out, "compiles_remote_percent", s->remote, s->compiles);
+	json_count(out, "compiles_remote_pump", s->remote_pump);
+	json_count(out, "compiles_remote_errors", s->remote_errors);
+	json_count(out, "compiles_retried_locally", s->retried_locally);
+	json_count(out, "compiles_local", s->local);
+	json_percent(out, "compiles_local_percent", s->local, s->compiles);
+	json_count(out, "compiles_local_by_rule", s->local_rule);
+	json_count(out, "compiles_local_fallback", s->local_fallback);
+	json_reasons(out, "compiles_local_fallback_by_reason", &s->fallback_by);
+	json_count(out, "failed_no_fallback", s->failed_no_fallback);
+	json_count(out, "failed_host_attempts", s->host_failures);
+	json_count(out, "sent_bytes", s->bytes_sent);
+	json_count(out, "received_bytes", s->bytes_received);
+	fprintf(out, ",\"farm\":");
+	if (farm == NULL)
+		fprintf(out, "null");
+	else
+		fprintf(out, "{\"hosts\":%lld,\"answered\":%lld,"
+		    "\"unavailable\":%lld,\"not_asked\":%lld}", farm->hosts,
+		    farm->answered, farm->unavailable, farm->not_asked);
+	fputc('}', out);
+}
+
+void
+bc_statsview_json_value(FILE *out, const char *v)
+{
+	if (bc_json_is_number(v))
+		fputs(v, out);
+	else
+		bc_json_fput_str(out, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* the hosts' stats pages */
+
+struct host_stats {
+	int asked;		/* a TCP host: its stats port was asked */
+	int ok;			/* stats page fetched */
+	int cache;		/* boltccd cache counters present */
+	int port;
+	char err[BC_ERRLEN];
+	struct bc_strv keys, vals;	/* distcc text page */
+	struct bc_strv ckeys, cvals;	/* cache counters */
+};
+
+/* Parse "key value" lines of a stats page (between the distccstats tags
+ * if present) into keys/vals. */
+static void
+parse_stats_page(const struct bc_buf *page, struct bc_strv *keys,
+    struct bc_strv *vals)
+{
+	char *text = xstrndup((const char *)bc_buf_data(page),
+	    bc_buf_len(page));
+	char *body = strstr(text, "\r\n\r\n");
+	char *p, *end;
+
+	if (body != NULL)
+		body += 4;
+	else if ((body = strstr(text, "\n\n")) != NULL)
+		body += 2;
+	else
+		body = text;
+	p = strstr(body, "<distccstats>");
+	if (p != NULL)
+		body = p + strlen("<distccstats>");
+	end = strstr(body, "</distccstats>");
+	if (end != NULL)
+		*end = '\0';
+	for (p = body; p != NULL && *p != '\0';) {
+		char *nl = strchr(p, '\n');
+		char *sp;
+
+		if (nl != NULL)
+			*nl = '\0';
+		if (nl != NULL && nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';
+		sp = strchr(p, ' ');
+		if (sp != NULL && sp > p) {
+			*sp = '\0';
+			bc_strv_push(keys, p);
+			bc_strv_push(vals, sp + 1);
+		}
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
+/* The cache counters of a host, from its /metrics page (boltccd only):
+ * "boltccd_cache_<name>[_total] value" lines become name -> value. */
+static int
+parse_cache_metrics(const struct bc_buf *page, struct bc_strv *keys,
+    struct bc_strv *vals)
+{
+	char *text = xstrndup((const char *)bc_buf_data(page),
+	    bc_buf_len(page));
+	char *p, *nl;
+	int found = 0;
+
+	for (p = text; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+		char *sp, *name;
+		size_t n;
+
+		nl = strchr(p, '\n');
+		if (nl != NULL)
+			*nl = '\0';
+		if (!bc_str_has_prefix(p, "boltccd_cache_"))
+			continue;
+		sp = strrchr(p, ' ');
+		if (sp == NULL)
+			continue;
+		*sp = '\0';
+		name = p + strlen("boltccd_cache_");
+		if (bc_str_has_prefix(name, "uncacheable_total{reason=\"")) {
+			char *r0 = name + strlen("uncacheable_total{reason=\"");
+			char *q = strchr(r0, '"');
+
+			if (q == NULL)
+				continue;
+			*q = '\0';
+			name = xasprintf("uncacheable:%s", r0);
+			bc_strv_push_owned(keys, name);
+			bc_strv_push(vals, sp + 1);
+			continue;
+		}
+		n = strlen(name);
+		if (n > 6 && strcmp(name + n - 6, "_total") == 0)
+			name[n - 6] = '\0';
+		bc_strv_push(keys, name);
+		bc_strv_push(vals, sp + 1);
+		found = 1;
+	}
+	free(text);
+	return found;
+}
+
+static void
+host_fetch(const struct bc_cconf *cfg, const struct bc_host *h,
+    struct host_stats *hs)
+{
+	struct bc_buf page;
+
+	memset(hs, 0, sizeof(*hs));
+	if (h->kind != BC_HOST_TCP)
+		return;
+	hs->asked = 1;
+	hs->port = bc_cconf_stats_port(cfg, h);
+	bc_buf_init(&page, STATSVIEW_MAX_PAGE);
+	if (bc_io_http_get(h->name, hs->port, "/", STATSVIEW_TIMEOUT_MS, &page,
+	    hs->err) == BC_OK) {
+		hs->ok = 1;
+		parse_stats_page(&page, &hs->keys, &hs->vals);
+	}
+	bc_buf_free(&page);
+	if (!hs->ok)
+		return;
+	bc_buf_init(&page, STATSVIEW_MAX_PAGE);
+	if (bc_io_http_get(h->name, hs->port, "/metrics", STATSVIEW_TIMEOUT_MS,
+	    &page, NULL) == BC_OK)
+		hs->cache = parse_cache_metrics(&page, &hs->ckeys, &hs->cvals);
+	bc_buf_free(&page);
+}
+
+static void
+host_free(struct host_stats *hs)
+{
+	bc_strv_free(&hs->keys);
+	bc_strv_free(&hs->vals);
+	bc_strv_free(&hs->ckeys);
+	bc_strv_free(&hs->cvals);
+}
+
+static double
+kv_num(const struct bc_strv *keys, const struct bc_strv *vals,
+    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < keys->n; i++)
+		if (strcmp(keys->v[i], name) == 0)
+			return strtod(vals->v[i], NULL);
+	return 0;
+}
+
+static void
+farm_count(const struct bc_hostlist *hl, const struct host_stats *hs,
+    struct bc_statsview_farm *farm)
+{
+	size_t i;
+
+	memset(farm, 0, sizeof(*farm));
+	for (i = 0; i < hl->n; i++) {
+		farm->hosts++;
+		if (!hs[i].asked)
+			farm->not_asked++;
+		else if (hs[i].ok)
+			farm->answered++;
+		else
+			farm->unavailable++;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* the page */
+
+/* The table's columns, from a host's cache counters. */
+enum { C_REQ, C_HITS, C_MISSES, C_ENTRIES, C_BYTES, C_EVICT, C_CORRUPT,
+	C_SAVED, C_N };
+
+static void
+print_cache_row(const char *label, const double v[C_N])
+{
+	char b[32], t[32], rate[16];
+
+	human_bytes(v[C_BYTES], b, sizeof(b));
+	human_secs(v[C_SAVED], t, sizeof(t));
+	human_percent(v[C_HITS], v[C_HITS] + v[C_MISSES], rate, sizeof(rate));
+	printf("  %-26s %9.0f %8.0f %8.0f %8s %8.0f %11s %8.0f %8.0f %10s\n",
+	    label, v[C_REQ], v[C_HITS], v[C_MISSES], rate, v[C_ENTRIES], b,
+	    v[C_EVICT], v[C_CORRUPT], t);
+}
+
+static void
+print_cache_table(const struct bc_hostlist *hl, const struct host_stats *hs)
+{
+	static const char *const col[C_N] = { "requests", "hits", "misses",
+	    "entries", "stored_bytes", "evictions", "corrupt",
+	    "time_saved_seconds" };
+	double tot[C_N] = { 0 }, v[C_N];
+	size_t i, k;
+
+	printf("\nartifact cache on the farm\n"
+	    "  %-26s %9s %8s %8s %8s %8s %11s %8s %8s %10s\n", "host",
+	    "requests", "hits", "misses", "hit rate", "entries", "stored",
+	    "evicted", "corrupt", "time saved");
+	for (i = 0; i < hl->n; i++) {
+		if (!hs[i].asked)
+			continue;
+		if (!hs[i].ok || !hs[i].cache) {
+			printf("  %-26s %s\n", hl->v[i].spec, !hs[i].ok ?
+			    "unavailable" : "no cache (distccd or --no-cache)");
+			continue;
+		}
+		for (k = 0; k < C_N; k++) {
+			v[k] = kv_num(&hs[i].ckeys, &hs[i].cvals, col[k]);
+			tot[k] += v[k];
+		}
+		print_cache_row(hl->v[i].spec, v);
+	}
+	print_cache_row("total", tot);
+}
+
+static void
+print_raw(const struct bc_cconf *cfg, const struct bc_cstats *cs,
+    const struct bc_hostlist *hl, const struct host_stats *hs)
+{
+	size_t i, k;
+
+	printf("\nclient counters (%s/stats)\n", cfg->dir);
+	if (cs->n == 0)
+		printf("  (none yet)\n");
+	for (i = 0; i < cs->n; i++)
+		printf("  %-40s %lld\n", cs->v[i].name, cs->v[i].value);
+	for (i = 0; hl != NULL && i < hl->n; i++) {
+		if (!hs[i].asked)
+			continue;
+		printf("\nhost %s (stats port %d)\n", hl->v[i].spec,
+		    hs[i].port);
+		if (!hs[i].ok)
+			printf("  unavailable: %s\n", hs[i].err);
+		for (k = 0; k < hs[i].keys.n; k++)
+			printf("  %-40s %s\n", hs[i].keys.v[k],
+			    hs[i].vals.v[k]);
+		for (k = 0; k < hs[i].ckeys.n; k++)
+			printf("  cache_%-34s %s\n", hs[i].ckeys.v[k],
+			    hs[i].cvals.v[k]);
+	}
+}
+
+static void
+json_kv(const struct bc_strv *keys, const struct bc_strv *vals)
+{
+	size_t k;
+
+	printf("{");
+	for (k = 0; k < keys->n; k++) {
+		if (k > 0)
+			printf(",");
+		bc_json_fput_str(stdout, keys->v[k]);
+		printf(":");
+		bc_statsview_json_value(stdout, vals->v[k]);
+	}
+	printf("}");
+}
+
+static void
+json_host(const struct bc_host *h, const struct host_stats *hs)
+{
+	printf("{\"host\":");
+	bc_json_fput_str(stdout, h->spec);
+	printf(",\"stats_port\":%d,\"ok\":%s", hs->port, hs->ok ? "true" :
+	    "false");
+	if (!hs->ok) {
+		printf(",\"error\":");
+		bc_json_fput_str(stdout, hs->err);
+	} else {
+		printf(",\"stats\":");
+		json_kv(&hs->keys, &hs->vals);
+		printf(",\"cache\":");
+		if (hs->cache)
+			json_kv(&hs->ckeys, &hs->cvals);
+		else
+			printf("null");
+	}
+	printf("}");
+}
+
+/* {"client":{"dir","counters"},"hosts":[...],"summary":{...}}: the first
+ * two as before the summary existed. */
+static void
+print_json(const struct bc_cconf *cfg, const struct bc_cstats *cs,
+    const struct bc_hostlist *hl, const struct host_stats *hs,
+    const struct bc_statsview_summary *s,
+    const struct bc_statsview_farm *farm)
+{
+	size_t i, k = 0;
+
+	printf("{\"client\":{\"dir\":");
+	bc_json_fput_str(stdout, cfg->dir);
+	printf(",\"counters\":{");
+	for (i = 0; i < cs->n; i++) {
+		if (i > 0)
+			printf(",");
+		bc_json_fput_str(stdout, cs->v[i].name);
+		printf(":%lld", cs->v[i].value);
+	}
+	printf("}},\"hosts\":[");
+	for (i = 0; hl != NULL && i < hl->n; i++) {
+		if (!hs[i].asked)
+			continue;
+		if (k++ > 0)
+			printf(",");
+		json_host(&hl->v[i], &hs[i]);
+	}
+	printf("],\"summary\":");
+	bc_statsview_print_summary_json(stdout, s, farm);
+	printf("}\n");
+}
+
+int
+bc_statsview_show(const struct bc_cconf *cfg, const struct bc_hostlist *hl,
+    const struct bc_statsview_opts *o, char *err)
+{
+	struct bc_cstats cs;
+	struct bc_statsview_summary s;
+	struct bc_statsview_farm farm;
+	struct host_stats *hs = NULL;
+	char lerr[BC_ERRLEN];
+	size_t i, nh = hl != NULL ? hl->n : 0;
+
+	if (!cfg->dir_ok)
+		return bc_seterr(err, BC_ERR_INVAL, "%s", cfg->error != NULL ?
+		    cfg->error : "no state directory");
+	bc_cstats_init(&cs);
+	if (bc_cstats_load(cfg->dir, &cs, lerr) != BC_OK)
+		fprintf(stderr, "boltcc: warning: %s\n", lerr);
+	hs = xcalloc(nh > 0 ? nh : 1, sizeof(*hs));
+	for (i = 0; i < nh; i++)
+		host_fetch(cfg, &hl->v[i], &hs[i]);
+	if (hl != NULL)
+		farm_count(hl, hs, &farm);
+	bc_statsview_summarize(&cs, &s);
+	if (o->json)
+		print_json(cfg, &cs, hl, hs, &s, hl != NULL ? &farm : NULL);
+	else {
+		bc_statsview_print_summary(stdout, &s, hl != NULL ? &farm :
+		    NULL);
+		if (hl != NULL && farm.answered + farm.unavailable > 0)
+			print_cache_table(hl, hs);
+		if (o->verbose)
+			print_raw(cfg, &cs, hl, hs);
+	}
+	fflush(stdout);
+	bc_statsview_free(&s);
+	for (i = 0; i < nh; i++)
+		host_free(&hs[i]);
+	free(hs);
+	bc_cstats_free(&cs);
+	return BC_OK;
+}
