@@ -5,7 +5,9 @@
  * Order of writes, so that a crash (SIGKILL, power loss) at any point
  * leaves nothing that could be served wrong: the blob goes to a temp file
  * and is renamed into place, and only then is its row inserted; eviction
- * deletes rows first and files after the commit.  The worst a crash
+ * deletes rows first and files after the commit (an operator's clear and
+ * evict-older-than the other way round, so that a crash never brings a
+ * removed entry back: see store.h).  The worst a crash
  * leaves is a blob without a row or a row without a blob; both are found
  * at start-up (bc_cache_reconcile) and on read (a missing blob is a miss,
  * a bad one is corrupt: removed, counted, never served).
@@ -15,6 +17,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1235,8 +1239,9 @@ bc_cache_index_stored(struct bc_cache *c, const struct bc_cache_stored *v,
 		(void)bc_cache_count(c, "store_errors", (int64_t)n);
 		return r;
 	}
-	if ((uint64_t)get_value(c, "state", "stored_bytes") > c->max_bytes)
-		(void)bc_cache_evict(c, c->max_bytes, NULL, NULL);
+	if ((uint64_t)get_value(c, "state", "stored_bytes") >
+	    bc_cache_limit(c))
+		(void)bc_cache_evict(c, bc_cache_limit(c), NULL, NULL);
 	return BC_OK;
 }
 
@@ -1544,7 +1549,7 @@ bc_cache_reconcile(struct bc_cache *c, int repair, int verify,
 		out->bytes = (uint64_t)get_value(c, "state", "stored_bytes");
 	}
 	if (repair)
-		r = bc_cache_evict(c, c->max_bytes, &out->evicted, err);
+		r = bc_cache_evict(c, bc_cache_limit(c), &out->evicted, err);
 	if (r == BC_OK && out->evicted > 0) {
 		out->entries -= out->evicted < out->entries ? out->evicted :
 		    out->entries;
@@ -1560,69 +1565,351 @@ out:
  * counters
  */
 
-int
-bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} known[] = {
+static const struct {
+	const char *name;
+	size_t off;
+} known_counters[] = {
 #define F(n) { #n, offsetof(struct bc_cache_stats, n) }
-		F(requests), F(hits), F(misses), F(stores), F(store_errors),
-		F(evictions), F(corrupt), F(identity_mismatch),
-		F(time_saved_ms), F(hits_other_checkout),
+	F(requests), F(hits), F(misses), F(stores), F(store_errors),
+	F(evictions), F(corrupt), F(identity_mismatch),
+	F(time_saved_ms), F(hits_other_checkout),
 #undef F
-	};
-	sqlite3_stmt *st;
+};
+#define NKNOWN (sizeof(known_counters) / sizeof(known_counters[0]))
+
+static uint64_t *
+counter_field(struct bc_cache_stats *s, size_t i)
+{
+	return (uint64_t *)(void *)((char *)s + known_counters[i].off);
+}
+
+static uint64_t
+counter_get(const struct bc_cache_stats *s, size_t i)
+{
+	return *(const uint64_t *)(const void *)((const char *)s +
+	    known_counters[i].off);
+}
+
+/* One counter row (name, value) into out. */
+static void
+fill_counter(struct bc_cache_stats *out, const char *n, int64_t v)
+{
+	uint64_t uv = v > 0 ? (uint64_t)v : 0;
 	size_t i;
 
-	memset(out, 0, sizeof(*out));
-	out->max_bytes = c->max_bytes;
-	if (prep(c, "SELECT name, value FROM counters ORDER BY name", &st,
-	    err) != BC_OK)
+	for (i = 0; i < NKNOWN; i++)
+		if (strcmp(n, known_counters[i].name) == 0) {
+			*counter_field(out, i) = uv;
+			return;
+		}
+	if (!bc_str_has_prefix(n, "uncacheable:"))
+		return;
+	out->uncacheable += uv;
+	if (out->nreasons < BC_CACHE_MAX_REASONS) {
+		snprintf(out->reasons[out->nreasons].name,
+		    sizeof(out->reasons[0].name), "%s",
+		    n + strlen("uncacheable:"));
+		out->reasons[out->nreasons].value = uv;
+		out->nreasons++;
+	}
+}
+
+/* Every row of sql (name, value), names without prefix, into out. */
+static int
+fill_counters(struct bc_cache *c, const char *sql, const char *prefix,
+    struct bc_cache_stats *out, char *err)
+{
+	sqlite3_stmt *st;
+	size_t pl = strlen(prefix);
+
+	if (prep(c, sql, &st, err) != BC_OK)
 		return BC_ERR_IO;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *n = (const char *)sqlite3_column_text(st, 0);
-		int64_t v = sqlite3_column_int64(st, 1);
-		uint64_t uv = v > 0 ? (uint64_t)v : 0;
 
-		if (n == NULL)
-			continue;
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (strcmp(n, known[i].name) == 0) {
-				*(uint64_t *)(void *)((char *)out +
-				    known[i].off) = uv;
-				break;
-			}
-		if (bc_str_has_prefix(n, "uncacheable:")) {
-			out->uncacheable += uv;
-			if (out->nreasons < BC_CACHE_MAX_REASONS) {
-				snprintf(out->reasons[out->nreasons].name,
-				    sizeof(out->reasons[0].name), "%s",
-				    n + strlen("uncacheable:"));
-				out->reasons[out->nreasons].value = uv;
-				out->nreasons++;
-			}
-		}
+		if (n != NULL && strncmp(n, prefix, pl) == 0)
+			fill_counter(out, n + pl, sqlite3_column_int64(st, 1));
 	}
 	sqlite3_finalize(st);
-	if (prep(c, "SELECT COUNT(*) FROM entries", &st, err) != BC_OK)
-		return BC_ERR_IO;
+	return BC_OK;
+}
+
+static int64_t
+query_int(struct bc_cache *c, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (prep(c, sql, &st, NULL) != BC_OK)
+		return 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
-		out->entries = (uint64_t)sqlite3_column_int64(st, 0);
+		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	{
-		int64_t b = get_value(c, "state", "stored_bytes");
+	return v;
+}
 
-		out->stored_bytes = b > 0 ? (uint64_t)b : 0;
-	}
+int
+bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err)
+{
+	int64_t b;
+
+	memset(out, 0, sizeof(*out));
+	if (fill_counters(c, "SELECT name, value FROM counters ORDER BY name",
+	    "", out, err) != BC_OK)
+		return BC_ERR_IO;
+	out->entries = (uint64_t)query_int(c, "SELECT COUNT(*) FROM entries");
+	out->oldest_used = query_int(c, "SELECT MIN(last_used) FROM entries");
+	b = get_value(c, "state", "stored_bytes");
+	out->stored_bytes = b > 0 ? (uint64_t)b : 0;
+	out->limit_set = bc_cache_operator_limit(c) > 0;
+	out->max_bytes = bc_cache_limit(c);
+	out->zeroed_at = get_value(c, "state", "zeroed_at");
 	return BC_OK;
 }
 
 int
 bc_cache_zero(struct bc_cache *c, char *err)
 {
-	return exec(c, "DELETE FROM counters", err);
+	sqlite3_stmt *st;
+	int r;
+
+	if ((r = begin(c, err)) != BC_OK)
+		return r;
+	if ((r = exec(c, "DELETE FROM state WHERE name LIKE 'zero:%';"
+	    "INSERT INTO state(name,value) SELECT 'zero:'||name, value "
+	    "FROM counters", err)) != BC_OK) {
+		rollback(c);
+		return r;
+	}
+	if (prep(c, "INSERT OR REPLACE INTO state(name,value) "
+	    "VALUES('zeroed_at',?1)", &st, err) != BC_OK) {
+		rollback(c);
+		return BC_ERR_IO;
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
+	r = sqlite3_step(st) == SQLITE_DONE ? BC_OK : dberr(c, err, "zero");
+	sqlite3_finalize(st);
+	if (r != BC_OK) {
+		rollback(c);
+		return r;
+	}
+	return commit(c, err);
+}
+
+int
+bc_cache_baseline(struct bc_cache *c, struct bc_cache_stats *base,
+    char *err)
+{
+	memset(base, 0, sizeof(*base));
+	if (fill_counters(c, "SELECT name, value FROM state WHERE name LIKE "
+	    "'zero:%' ORDER BY name", "zero:", base, err) != BC_OK)
+		return BC_ERR_IO;
+	base->zeroed_at = get_value(c, "state", "zeroed_at");
+	return BC_OK;
+}
+
+static uint64_t
+minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+void
+bc_cache_stats_since(const struct bc_cache_stats *total,
+    const struct bc_cache_stats *base, struct bc_cache_stats *out)
+{
+	size_t i, k;
+
+	*out = *total;
+	for (i = 0; i < NKNOWN; i++)
+		*counter_field(out, i) = minus(counter_get(total, i),
+		    counter_get(base, i));
+	out->uncacheable = 0;
+	for (i = 0; i < out->nreasons; i++) {
+		uint64_t b = 0;
+
+		for (k = 0; k < base->nreasons; k++)
+			if (strcmp(base->reasons[k].name,
+			    out->reasons[i].name) == 0)
+				b = base->reasons[k].value;
+		out->reasons[i].value = minus(out->reasons[i].value, b);
+		out->uncacheable += out->reasons[i].value;
+	}
+	out->zeroed_at = base->zeroed_at;
+}
+
+/* ---------------------------------------------------------------------
+ * administration (store.h)
+ */
+
+uint64_t
+bc_cache_operator_limit(struct bc_cache *c)
+{
+	int64_t v = get_value(c, "state", "limit_bytes");
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+uint64_t
+bc_cache_limit(struct bc_cache *c)
+{
+	uint64_t op = bc_cache_operator_limit(c);
+
+	return op > 0 ? op : c->max_bytes;
+}
+
+/* Up to BC_CACHE_ADMIN_BATCH keys of entries with seq <= maxseq and
+ * last_used < cutoff, oldest first. */
+static int
+select_batch(struct bc_cache *c, int64_t maxseq, int64_t cutoff,
+    struct bc_strv *keys, char *err)
+{
+	sqlite3_stmt *st;
+
+	if (prep(c, "SELECT key FROM entries WHERE seq<=?1 AND last_used<?2 "
+	    "ORDER BY seq LIMIT " STR(BC_CACHE_ADMIN_BATCH), &st, err) != BC_OK)
+		return BC_ERR_IO;
+	sqlite3_bind_int64(st, 1, maxseq);
+	sqlite3_bind_int64(st, 2, cutoff);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+
+		bc_strv_push(keys, k != NULL ? k : "");
+	}
+	sqlite3_finalize(st);
+	return BC_OK;
+}
+
+/* The rows of keys that still match (a key stored again meanwhile has a
+ * newer seq and stays), in one transaction; *n, *bytes: what went. */
+static int
+delete_batch(struct bc_cache *c, const struct bc_strv *keys, int64_t maxseq,
+    int64_t cutoff, uint64_t *n, uint64_t *bytes, char *err)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL;
+	int64_t total, gone = 0, cnt = 0;
+	size_t i;
+	int r;
+
+	if ((r = begin(c, err)) != BC_OK)
+		return r;
+	if (prep(c, "SELECT size FROM entries WHERE key=?1 AND seq<=?2 AND "
+	    "last_used<?3", &sel, err) != BC_OK ||
+	    prep(c, "DELETE FROM entries WHERE key=?1", &del, err) != BC_OK) {
+		sqlite3_finalize(sel);
+		rollback(c);
+		return BC_ERR_IO;
+	}
+	for (i = 0; i < keys->n && r == BC_OK; i++) {
+		sqlite3_reset(sel);
+		sqlite3_bind_text(sel, 1, keys->v[i], -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(sel, 2, maxseq);
+		sqlite3_bind_int64(sel, 3, cutoff);
+		if (sqlite3_step(sel) != SQLITE_ROW)
+			continue;
+		gone += sqlite3_column_int64(sel, 0);
+		sqlite3_reset(del);
+		sqlite3_bind_text(del, 1, keys->v[i], -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(del) != SQLITE_DONE)
+			r = dberr(c, err, "delete");
+		cnt++;
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	total = get_value(c, "state", "stored_bytes") - gone;
+	if (r == BC_OK && (set_state(c, "stored_bytes", total < 0 ? 0 : total)
+	    != BC_OK || add_to(c, "counters", "evictions", cnt) != BC_OK))
+		r = dberr(c, err, "remove");
+	if (r != BC_OK) {
+		rollback(c);
+		return r;
+	}
+	if ((r = commit(c, err)) != BC_OK)
+		return r;
+	*n += (uint64_t)cnt;
+	*bytes += (uint64_t)gone;
+	return BC_OK;
+}
+
+/* Remove the entries with last_used < cutoff that exist now (seq at
+ * most the largest now), a batch at a time: blobs first, then rows. */
+static int
+remove_entries(struct bc_cache *c, int64_t cutoff, uint64_t *n,
+    uint64_t *freed, char *err)
+{
+	uint64_t cnt = 0, bytes = 0;
+	int64_t maxseq;
+	int r;
+
+	if ((r = need_db(c, err)) != BC_OK)
+		return r;
+	maxseq = query_int(c, "SELECT COALESCE(MAX(seq),0) FROM entries");
+	for (;;) {
+		struct bc_strv keys = BC_STRV_INIT;
+		size_t i;
+
+		if ((r = select_batch(c, maxseq, cutoff, &keys, err)) != BC_OK ||
+		    keys.n == 0) {
+			bc_strv_free(&keys);
+			break;
+		}
+		for (i = 0; i < keys.n; i++) {
+			char *p;
+
+			if (!bc_hash_is_hex(keys.v[i]))
+				continue;
+			p = bc_cache_blob_path(c, keys.v[i]);
+			(void)unlink(p);
+			free(p);
+		}
+		r = delete_batch(c, &keys, maxseq, cutoff, &cnt, &bytes, err);
+		bc_strv_free(&keys);
+		if (r != BC_OK)
+			break;
+	}
+	if (n != NULL)
+		*n = cnt;
+	if (freed != NULL)
+		*freed = bytes;
+	return r;
+}
+
+int
+bc_cache_clear(struct bc_cache *c, uint64_t *n, uint64_t *freed, char *err)
+{
+	return remove_entries(c, INT64_MAX, n, freed, err);
+}
+
+int
+bc_cache_evict_older(struct bc_cache *c, int64_t cutoff, uint64_t *n,
+    uint64_t *freed, char *err)
+{
+	return remove_entries(c, cutoff, n, freed, err);
+}
+
+int
+bc_cache_set_limit(struct bc_cache *c, uint64_t bytes, uint64_t *n,
+    uint64_t *freed, char *err)
+{
+	int64_t before, after;
+	int r;
+
+	if (bytes > (uint64_t)INT64_MAX)
+		return bc_seterr(err, BC_ERR_INVAL, "limit too large");
+	if ((r = need_db(c, err)) != BC_OK)
+		return r;
+	if (bytes == 0)
+		r = exec(c, "DELETE FROM state WHERE name='limit_bytes'", err);
+	else if (set_state(c, "limit_bytes", (int64_t)bytes) != BC_OK)
+		r = dberr(c, err, "setting the limit");
+	if (r != BC_OK)
+		return r;
+	before = get_value(c, "state", "stored_bytes");
+	r = bc_cache_evict(c, bc_cache_limit(c), n, err);
+	after = get_value(c, "state", "stored_bytes");
+	if (freed != NULL)
+		*freed = before > after ? (uint64_t)(before - after) : 0;
+	return r;
 }
 
 /* ---------------------------------------------------------------------

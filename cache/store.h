@@ -110,7 +110,13 @@ struct bc_cache_stats {
 	uint64_t uncacheable;	/* sum of the reasons below */
 	uint64_t entries;	/* rows in the index */
 	uint64_t stored_bytes;	/* blob bytes on disk */
-	uint64_t max_bytes;	/* --cache-size */
+	uint64_t max_bytes;	/* the limit in force: an operator's
+				 * (bc_cache_set_limit), else --cache-size */
+	int limit_set;		/* 1 if max_bytes is an operator's limit */
+	int64_t oldest_used;	/* unix seconds: the least recent use of an
+				 * entry (0: no entries) */
+	int64_t zeroed_at;	/* unix seconds of the last bc_cache_zero,
+				 * 0 never */
 	size_t nreasons;
 	struct {
 		char name[48];
@@ -243,8 +249,51 @@ int bc_cache_reconcile(struct bc_cache *c, int repair, int verify,
 /* Add delta to a named counter (e.g. "misses", "uncacheable:compile-error"). */
 int bc_cache_count(struct bc_cache *c, const char *name, int64_t delta);
 int bc_cache_stats(struct bc_cache *c, struct bc_cache_stats *out, char *err);
-/* Reset every counter (entries stay). */
+/*
+ * Zero for the pages: the counters themselves are totals that never go
+ * backwards (Prometheus); bc_cache_zero keeps a snapshot of them (the
+ * baseline, with the time) in the index, and bc_cache_baseline reads it
+ * back (all zero, zeroed_at 0, if never zeroed).  Entries stay.
+ */
 int bc_cache_zero(struct bc_cache *c, char *err);
+int bc_cache_baseline(struct bc_cache *c, struct bc_cache_stats *base,
+    char *err);
+/* total - base, counter by counter (never below 0); the index totals
+ * (entries, bytes, limit, oldest) are total's; zeroed_at is base's. */
+void bc_cache_stats_since(const struct bc_cache_stats *total,
+    const struct bc_cache_stats *base, struct bc_cache_stats *out);
+
+/*
+ * Administration (doc/cache.md, "Administration").  Each works in
+ * batches of BC_CACHE_ADMIN_BATCH entries, one short transaction each, so
+ * the keeper and the workers are never locked out for long, and in the
+ * order that a crash at any point leaves nothing that could be served
+ * wrong: a batch's blobs are unlinked first, then its rows deleted (a
+ * row without its blob is a miss, dropped on read and at start-up).  An
+ * entry stored or refreshed while the operation runs may stay.
+ *
+ * bc_cache_clear removes every entry; bc_cache_evict_older the entries
+ * not used since before the unix time cutoff.  *n and *freed (may be
+ * NULL) get the entries and blob bytes removed; they count as evictions.
+ */
+#define BC_CACHE_ADMIN_BATCH 256
+int bc_cache_clear(struct bc_cache *c, uint64_t *n, uint64_t *freed,
+    char *err);
+int bc_cache_evict_older(struct bc_cache *c, int64_t cutoff, uint64_t *n,
+    uint64_t *freed, char *err);
+/*
+ * An operator's size limit: kept in the index (so it outlives a restart
+ * and overrides --cache-size, also in every process that opens the
+ * cache later or stores next), then the entries beyond it evicted.
+ * bytes 0 forgets the operator's limit (--cache-size rules again).
+ */
+int bc_cache_set_limit(struct bc_cache *c, uint64_t bytes, uint64_t *n,
+    uint64_t *freed, char *err);
+/* The operator's limit kept in the index, 0 if none. */
+uint64_t bc_cache_operator_limit(struct bc_cache *c);
+/* The limit in force for this handle (bc_cache_operator_limit, else the
+ * size it was opened with). */
+uint64_t bc_cache_limit(struct bc_cache *c);
 
 /*
  * Locations (daemon/locdir.h): where keys this daemon owns were compiled,

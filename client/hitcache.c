@@ -241,3 +241,52 @@ bc_hitcache_trim(const char *dir, uint64_t max_bytes, uint64_t *left,
 		*left = total;
 	return BC_OK;
 }
+
+void
+bc_hitcache_info(const char *dir, uint64_t *entries, uint64_t *bytes,
+    int64_t *oldest)
+{
+	struct ent *v;
+	size_t n, i;
+
+	list_entries(dir, &v, &n, bytes);
+	*entries = n;
+	*oldest = 0;
+	for (i = 0; i < n; i++) {
+		int64_t s = v[i].mtime_ns / 1000000000;
+
+		if (*oldest == 0 || s < *oldest)
+			*oldest = s;
+		free(v[i].path);
+	}
+	free(v);
+}
+
+int
+bc_hitcache_evict_older(const char *dir, int64_t cutoff, uint64_t *removed,
+    uint64_t *freed, char *err)
+{
+	struct ent *v;
+	uint64_t total, nr = 0, nb = 0;
+	size_t n, i;
+	int r = BC_OK;
+
+	list_entries(dir, &v, &n, &total);
+	for (i = 0; i < n; i++) {
+		if (v[i].mtime_ns / 1000000000 < cutoff) {
+			if (unlink(v[i].path) == 0) {
+				nr++;
+				nb += v[i].size;
+			} else if (errno != ENOENT && r == BC_OK)
+				r = bc_seterr(err, BC_ERR_IO, "%s: %s",
+				    v[i].path, strerror(errno));
+		}
+		free(v[i].path);
+	}
+	free(v);
+	if (removed != NULL)
+		*removed = nr;
+	if (freed != NULL)
+		*freed = nb;
+	return r;
+}

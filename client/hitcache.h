@@ -63,4 +63,14 @@ int bc_hitcache_put(const char *dir, uint64_t max_bytes, const char *lkey,
 int bc_hitcache_trim(const char *dir, uint64_t max_bytes, uint64_t *left,
     char *err);
 
+/* What the tier at dir holds: entries, their bytes, and the oldest
+ * entry's last use (unix seconds, its mtime; 0 if none). */
+void bc_hitcache_info(const char *dir, uint64_t *entries, uint64_t *bytes,
+    int64_t *oldest);
+/* Remove the entries not used since before cutoff (unix seconds;
+ * INT64_MAX: all of them, `boltcc --cache clear --local`); *removed and
+ * *freed (may be NULL) get what went. */
+int bc_hitcache_evict_older(const char *dir, int64_t cutoff,
+    uint64_t *removed, uint64_t *freed, char *err);
+
 #endif

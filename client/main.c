@@ -35,6 +35,7 @@
 #include "common/proto.h"
 #include "common/util.h"
 #include "client/args.h"
+#include "client/cacheadm.h"
 #include "client/cconf.h"
 #include "client/cstats.h"
 #include "client/hostsel.h"
@@ -87,9 +88,15 @@ usage(FILE *f)
 	    "       boltcc --show-hosts [--json]  each host and its state\n"
 	    "       boltcc -j                     print the total number of slots\n"
 	    "       boltcc --stats|-s [-v] [--json]  statistics (-v: raw too)\n"
-	    "       boltcc --zero-stats           reset the client counters\n"
+	    "       boltcc --zero-stats           reset this client's counters\n"
 	    "       boltcc --monitor [--once]     the farm live, in the terminal\n"
 	    "       boltcc --monitor --web [ADDR:]PORT   ... as a web page\n"
+	    "       boltcc --cache [--json]       each host's cache and the local tier\n"
+	    "       boltcc --cache clear [--local] [HOST...]\n"
+	    "       boltcc --cache limit SIZE [HOST...]\n"
+	    "       boltcc --cache evict-older-than AGE [--local] [HOST...]\n"
+	    "                                     administer the caches (loopback\n"
+	    "                                     or --admin-allow on the daemon)\n"
 	    "       boltcc --version | --help | -h\n"
 	    "\n"
 	    "In the second form the first ARG is a compiler option or a file;\n"
@@ -1714,46 +1721,12 @@ opt_stats(const struct bc_cconf *cfg, int nwords, char **words)
 	return 0;
 }
 
-/* Reset a boltccd's cache counters (BOLT request kind 4). */
-static int
-zero_host(const struct bc_cconf *cfg, const struct bc_host *h, char *err)
-{
-	struct bc_request req;
-	struct bc_reply rep;
-	struct bc_buf out;
-	struct bc_io io;
-	int fd, r;
-
-	r = bc_io_connect_tcp(h->name, h->port, BC_CONNECT_TIMEOUT_MS, &fd,
-	    err);
-	if (r != BC_OK)
-		return r;
-	bc_request_init(&req);
-	req.proto = BC_PROTO_BOLT;
-	req.kind = BC_RQST_ZERO;
-	bc_buf_init(&out, 256);
-	r = bc_proto_write_request_head(&out, &req, err);
-	bc_request_free(&req);
-	bc_io_init(&io, fd, fd, cfg->io_timeout * 1000);
-	if (r == BC_OK)
-		r = bc_io_write_buf(&io, &out, err);
-	bc_buf_free(&out);
-	bc_reply_init(&rep);
-	if (r == BC_OK)
-		r = bc_proto_read_reply(&io, BC_PROTO_BOLT, BC_RQST_ZERO, &rep,
-		    err);
-	bc_reply_free(&rep);
-	close(fd);
-	return r;
-}
-
+/* This client's counters only: the farm's are an operator's
+ * (boltccd --zero-stats, doc/cache.md). */
 static int
 opt_zero_stats(const struct bc_cconf *cfg)
 {
-	struct bc_hostlist hl;
 	char err[BC_ERRLEN];
-	size_t i;
-	int rc = 0;
 
 	if (!cfg->dir_ok) {
 		fprintf(stderr, "boltcc: error: %s\n", cfg->error != NULL ?
@@ -1764,24 +1737,7 @@ opt_zero_stats(const struct bc_cconf *cfg)
 		fprintf(stderr, "boltcc: error: %s\n", err);
 		return BC_EXIT_IO_ERROR;
 	}
-	if (load_hosts(cfg, &hl, 1) != BC_OK)
-		return 0;
-	/* The hosts' cache counters: boltccd only (declared or probed). */
-	for (i = 0; i < hl.n; i++) {
-		const struct bc_host *h = &hl.v[i];
-
-		if (h->kind != BC_HOST_TCP || h->bolt == BC_BOLT_NO ||
-		    (h->bolt != BC_BOLT_YES &&
-		    bc_remote_probe_cached(cfg->statedir, h) != 1))
-			continue;
-		if (zero_host(cfg, h, err) != BC_OK) {
-			fprintf(stderr, "boltcc: warning: %s: cache counters "
-			    "not reset: %s\n", h->spec, err);
-			rc = BC_EXIT_IO_ERROR;
-		}
-	}
-	bc_hosts_free(&hl);
-	return rc;
+	return 0;
 }
 
 /* boltcc --monitor: the farm live (client/monitor.c). */
@@ -1807,7 +1763,7 @@ static int
 unknown_option(const char *a)
 {
 	static const char *const mine[] = { "--help", "--version",
-	    "--show-hosts", "--explain", "--stats", "--zero-stats",
+	    "--show-hosts", "--explain", "--stats", "--zero-stats", "--cache",
 	    "--monitor", NULL };
 	const char *near = NULL;
 	size_t i, d, best = 3;
@@ -1869,6 +1825,8 @@ client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
 		*rc = opt_zero_stats(cfg);
 	} else if (strcmp(a, "--monitor") == 0) {
 		*rc = opt_monitor(cfg, argc - 2, argv + 2);
+	} else if (strcmp(a, "--cache") == 0) {
+		*rc = bc_cacheadm_main(cfg, argc - 2, argv + 2);
 	} else if (bc_str_has_prefix(a, "--") && a[2] != '\0' &&
 	    !bc_args_is_driver_long_option(a)) {
 		*rc = unknown_option(a);

@@ -22,6 +22,7 @@
 #include "io.h"
 #include "osdep.h"
 #include "limits.h"
+#include "util.h"
 #include "wire.h"
 
 void
@@ -436,14 +437,57 @@ int
 bc_io_http_get(const char *host, int port, const char *path,
     int timeout_ms, struct bc_buf *out, char *err)
 {
-	char req[BC_MAX_PATH_LEN + 32];
+	return bc_io_http_request("GET", host, port, path, timeout_ms, out,
+	    err);
+}
+
+int
+bc_io_http_status(const struct bc_buf *answer)
+{
+	const char *p = (const char *)bc_buf_data(answer);
+	size_t n = bc_buf_len(answer);
+	int v = 0, i;
+
+	/* "HTTP/1.x NNN" */
+	if (n < 12 || memcmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ')
+		return 0;
+	for (i = 9; i < 12; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+char *
+bc_io_http_body(const struct bc_buf *answer)
+{
+	const char *p = (const char *)bc_buf_data(answer);
+	size_t n = bc_buf_len(answer), i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (p[i] == '\n' && p[i + 1] == '\n')
+			return xstrndup(p + i + 2, n - i - 2);
+		if (i + 3 < n && memcmp(p + i, "\r\n\r\n", 4) == 0)
+			return xstrndup(p + i + 4, n - i - 4);
+	}
+	return xstrndup(p != NULL ? p : "", p != NULL ? n : 0);
+}
+
+int
+bc_io_http_request(const char *method, const char *host, int port,
+    const char *path, int timeout_ms, struct bc_buf *out, char *err)
+{
+	char req[BC_MAX_PATH_LEN + 64];
 	struct bc_io io;
 	int64_t deadline = bc_now_ms() + timeout_ms;
 	int fd, n, r;
 
-	n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
+	n = snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\n%s\r\n", method,
+	    path, strcmp(method, "GET") != 0 ? "Content-Length: 0\r\n" : "");
 	if (n < 0 || (size_t)n >= sizeof(req))
-		return bc_seterr(err, BC_ERR_INVAL, "GET: path too long");
+		return bc_seterr(err, BC_ERR_INVAL, "%s: path too long",
+		    method);
 	r = bc_io_connect_tcp(host, port, timeout_ms, &fd, err);
 	if (r != BC_OK)
 		return r;
@@ -460,8 +504,8 @@ bc_io_http_get(const char *host, int port, const char *path,
 		pfd.events = POLLIN;
 		pfd.revents = 0;
 		if (left <= 0 || (got = poll(&pfd, 1, (int)left)) == 0) {
-			r = bc_seterr(err, BC_ERR_TIMEOUT, "GET %s: no complete "
-			    "answer within %d ms", path, timeout_ms);
+			r = bc_seterr(err, BC_ERR_TIMEOUT, "%s %s: no complete "
+			    "answer within %d ms", method, path, timeout_ms);
 			break;
 		}
 		if (got < 0) {
@@ -471,7 +515,8 @@ bc_io_http_get(const char *host, int port, const char *path,
 			break;
 		}
 		if ((r = bc_buf_reserve(out, 4096, &w)) != BC_OK) {
-			bc_seterr(err, r, "GET %s: answer too large", path);
+			bc_seterr(err, r, "%s %s: answer too large", method,
+			    path);
 			break;
 		}
 		got = read(fd, w, 4096);

@@ -93,5 +93,14 @@ int bc_io_connect_tcp(const char *host, int port, int timeout_ms, int *fd_out,
  */
 int bc_io_http_get(const char *host, int port, const char *path,
     int timeout_ms, struct bc_buf *out, char *err);
+/* The same with another method (e.g. "POST", no body): boltccd's admin
+ * requests (doc/cache.md). */
+int bc_io_http_request(const char *method, const char *host, int port,
+    const char *path, int timeout_ms, struct bc_buf *out, char *err);
+/* The status code of an HTTP answer in out (200, ...), 0 if none. */
+int bc_io_http_status(const struct bc_buf *answer);
+/* The body of an HTTP answer (after the blank line; the whole answer if
+ * there is none) as a NUL-terminated malloc'd string. */
+char *bc_io_http_body(const struct bc_buf *answer);
 
 #endif

@@ -54,6 +54,11 @@
 #define BC_MAX_JSON_DEPTH	32
 #define BC_MAX_JSON_NODES	65536
 #define BC_MAX_JSON_STRING	4096
+/* Its request line, as the admin parser reads it (daemon/admin.c). */
+#define BC_MAX_HTTP_METHOD	16	/* bytes of the method token */
+#define BC_MAX_HTTP_TARGET	512	/* bytes of the path and query */
+#define BC_MAX_HTTP_PARAMS	8	/* name=value pairs in the query */
+#define BC_MAX_HTTP_PARAM	64	/* bytes of one name or value */
 
 /* Client side. */
 #define BC_MAX_RSP_DEPTH	16		/* nested @file */

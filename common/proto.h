@@ -8,7 +8,8 @@
  *             kind 1 (compile): FLAG bits, CDIR cwd, ARGC n, ARGV x n, DOTI
  *             kind 2 (hello):   nothing more
  *             kind 3 (lookup):  CKEY <64 hex: cache key>
- *             kind 4 (zero):    nothing more (reset the cache counters)
+ *             kind 4 (zero):    nothing more (an operator's: zero the
+ *                               counters the daemon's pages show)
  *             kind 5 (pump):    FLAG, CDIR, ARGC, ARGV x n, then the
  *                               manifest (common/proto3x.h)
  *             A compile with FLAG_IDENTITY has CMPI <identity hex> after
@@ -40,7 +41,7 @@ enum bc_rqst {
 	BC_RQST_COMPILE = 1,
 	BC_RQST_HELLO = 2,
 	BC_RQST_LOOKUP = 3,	/* cache lookup by key (doc/cache.md) */
-	BC_RQST_ZERO = 4,	/* reset the daemon's cache counters */
+	BC_RQST_ZERO = 4,	/* zero the pages' counters (an operator's) */
 	BC_RQST_PUMP = 5,	/* pump with content-addressed files
 				 * (common/proto3x.h); the reader stops
 				 * after ARGV */

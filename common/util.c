@@ -613,6 +613,36 @@ bc_parse_size(const char *s, uint64_t min, uint64_t *out)
 }
 
 int
+bc_parse_age(const char *s, int64_t *out)
+{
+	char num[32];
+	size_t n = s != NULL ? strlen(s) : 0;
+	long long v, unit = 1;
+	int r;
+
+	if (n == 0 || n >= sizeof(num))
+		return BC_ERR_INVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 's': unit = 1; break;
+	case 'm': unit = 60; break;
+	case 'h': unit = 3600; break;
+	case 'd': unit = 86400; break;
+	default: unit = 0; break;
+	}
+	if (unit != 0)
+		num[n - 1] = '\0';
+	else
+		unit = 1;
+	if (num[0] == '-' || num[0] == '+')
+		return BC_ERR_INVAL;
+	if ((r = bc_parse_int(num, 0, BC_MAX_AGE_SEC / unit, &v)) != BC_OK)
+		return r;
+	*out = (int64_t)(v * unit);
+	return BC_OK;
+}
+
+int
 bc_ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

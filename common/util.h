@@ -72,7 +72,11 @@ int bc_parse_int(const char *s, long long min, long long max, long long *out);
  * (powers of 1024), at least min and at most 2^50; BC_ERR_INVAL or
  * BC_ERR_LIMIT otherwise. */
 int bc_parse_size(const char *s, uint64_t min, uint64_t *out);
-
+/* An age: a decimal number with an optional unit s, m, h or d (seconds
+ * without one), at most BC_MAX_AGE_SEC; *out in seconds.  BC_ERR_INVAL
+ * or BC_ERR_LIMIT otherwise. */
+#define BC_MAX_AGE_SEC (100LL * 365 * 86400)
+int bc_parse_age(const char *s, int64_t *out);
 /* Number of online CPUs (at least 1). */
 int bc_ncpus(void);
 

@@ -44,6 +44,7 @@
 #include "common/proto.h"
 #include "common/util.h"
 #include "common/wire.h"
+#include "admin.h"
 #include "job.h"
 #include "keeper.h"
 #include "policy.h"
@@ -1454,20 +1455,34 @@ out:
 	return r;
 }
 
-/* BOLT zero: reset the cache counters. */
+/* BOLT zero from a peer that may (loopback or --admin-allow): the
+ * parent's counters and the cache's baseline; the totals (/metrics) go
+ * on.  Any other peer gets an error that says why. */
 static int
-serve_zero(struct job *j, const struct bc_request *req)
+serve_zero(struct job *j, int fd)
 {
 	struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
 	char e[BC_ERRLEN], why[BC_ERRLEN];
 	int r;
 
-	if (cache_open(j) != BC_OK)
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0 ||
+	    !bc_admin_peer_ok(j->conf->admin_allow, (struct sockaddr *)&ss,
+	    sl)) {
+		bc_warn("client %s: zeroing the counters refused: not "
+		    "loopback or --admin-allow", j->peer);
+		r = bc_proto_write_error(&b, "refused: the farm's counters are "
+		    "zeroed only from loopback or --admin-allow addresses "
+		    "(boltccd --zero-stats on the daemon's machine)", e);
+	} else if (cache_open(j) != BC_OK)
 		r = bc_proto_write_error(&b, "cache disabled", e);
 	else if (bc_cache_zero(j->cache, why) != BC_OK)
 		r = bc_proto_write_error(&b, why, e);
 	else {
-		bc_info("client %s: cache counters zeroed", j->peer);
+		send_event(j, BC_EV_ZERO, 0, 0);
+		bc_info("client %s: counters zeroed (the pages count from "
+		    "now; /metrics keeps the totals)", j->peer);
 		r = bc_proto_write_info(&b, "zeroed", e);
 	}
 	if (r == BC_OK)
@@ -1849,7 +1864,7 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 		goto done;
 	}
 	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_ZERO) {
-		finish(&j, serve_zero(&j, &req), 0, 0);
+		finish(&j, serve_zero(&j, rfd), 0, 0);
 		goto done;
 	}
 	if (req.proto == BC_PROTO_BOLT && (req.kind == BC_RQST_COMPILE ||

@@ -13,6 +13,7 @@
 
 #include "cache/store.h"
 #include "common/util.h"
+#include "acl.h"
 #include "locdir.h"
 #include "policy.h"
 #include "stats.h"
@@ -32,6 +33,8 @@ struct bc_job_conf {
 	uint64_t cache_max;	/* --cache-size in bytes */
 	int keeper_fd;		/* the cache keeper's pipe (keeper.h), -1 none:
 				 * a worker writes its stores' rows itself */
+	const struct bc_acl *admin_allow;	/* --admin-allow (or NULL):
+					 * who besides loopback may ZERO */
 };
 
 /* Inputs of the argv rewrite besides the argv itself. */

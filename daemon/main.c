@@ -20,7 +20,9 @@
 
 #include "cache/store.h"
 #include "common/err.h"
+#include "common/json.h"
 #include "common/exitcode.h"
+#include "common/io.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "acl.h"
@@ -31,6 +33,8 @@
 
 /* open files the daemon asks for (raise_nofile), as the plist's limit */
 #define BC_DAEMON_NOFILE 8192
+/* --cache-admin waits this long for the daemon (a clear of a big cache) */
+#define BC_ADMIN_CLIENT_TIMEOUT_MS (30 * 60 * 1000)
 /* default --queue floor: lookups from every client of a farm queue too */
 #define BC_DAEMON_MIN_QUEUE 32
 
@@ -49,6 +53,9 @@ struct opts {
 	int self_test;
 	char *self_test_cc;		/* --self-test-compiler */
 	struct bc_strv allow_compiler;	/* --allow-compiler as given */
+	const char *admin_op;		/* --zero-stats, --cache-admin OP */
+	const char *admin_value;	/* its SIZE or AGE */
+	int admin_need_value;
 };
 
 typedef int (*opt_fn)(struct opts *o, const char *arg, char *err);
@@ -164,6 +171,46 @@ opt_allow(struct opts *o, const char *a, char *err)
 		return bc_seterr(err, BC_ERR_INVAL, "--allow: %s", e);
 	o->allow_given = 1;
 	return BC_OK;
+}
+
+static int
+opt_admin_allow(struct opts *o, const char *a, char *err)
+{
+	char e[BC_ERRLEN];
+
+	if (bc_acl_add(&o->sc->admin_allow, a, e) != BC_OK)
+		return bc_seterr(err, BC_ERR_INVAL, "--admin-allow: %s", e);
+	return BC_OK;
+}
+
+static int
+set_admin_op(struct opts *o, const char *op, char *err)
+{
+	if (o->admin_op != NULL)
+		return bc_seterr(err, BC_ERR_INVAL, "--zero-stats and "
+		    "--cache-admin exclude each other (one request a run)");
+	o->admin_op = op;
+	return BC_OK;
+}
+
+static int
+opt_zero_stats(struct opts *o, const char *a, char *err)
+{
+	return set_admin_op(o, "zero", err);
+}
+
+/* --cache-admin clear|show|limit SIZE|evict-older-than AGE: the value
+ * is the next argument (parse_args). */
+static int
+opt_cache_admin(struct opts *o, const char *a, char *err)
+{
+	if (strcmp(a, "limit") == 0 || strcmp(a, "evict-older-than") == 0)
+		o->admin_need_value = 1;
+	else if (strcmp(a, "clear") != 0 && strcmp(a, "show") != 0)
+		return bc_seterr(err, BC_ERR_INVAL, "--cache-admin: '%s' is "
+		    "not one of clear, show, limit SIZE, evict-older-than AGE",
+		    a);
+	return set_admin_op(o, a, err);
 }
 
 static int
@@ -410,6 +457,130 @@ cache_check(const struct bc_server_conf *sc)
 	return bad == 0 ? 0 : 1;
 }
 
+/* Where the running daemon's stats port is reached from this machine:
+ * loopback, unless --listen names only other addresses. */
+static const char *
+admin_host(const struct bc_server_conf *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->listen.n; i++)
+		if (strcmp(sc->listen.v[i], "::1") == 0 ||
+		    bc_str_has_prefix(sc->listen.v[i], "127.") ||
+		    strcmp(sc->listen.v[i], "0.0.0.0") == 0 ||
+		    strcmp(sc->listen.v[i], "::") == 0)
+			return strchr(sc->listen.v[i], ':') != NULL &&
+			    strcmp(sc->listen.v[i], "::") != 0 ? "::1" :
+			    "127.0.0.1";
+	return sc->listen.n > 0 ? sc->listen.v[0] : "127.0.0.1";
+}
+
+/* The request path of an admin op; NULL with err for a bad value. */
+static char *
+admin_path(const char *op, const char *v, char *err)
+{
+	uint64_t size;
+	int64_t age;
+
+	if (strcmp(op, "zero") == 0)
+		return xstrdup("/admin/stats/zero");
+	if (strcmp(op, "clear") == 0)
+		return xstrdup("/admin/cache/clear");
+	if (strcmp(op, "show") == 0)
+		return xstrdup("/stats.json");
+	if (strcmp(op, "limit") == 0) {
+		if (bc_parse_size(v, 0, &size) != BC_OK) {
+			bc_seterr(err, BC_ERR_INVAL, "--cache-admin limit: '%s' "
+			    "is not a size like 500M or 20G", v);
+			return NULL;
+		}
+		return xasprintf("/admin/cache/limit?size=%s", v);
+	}
+	if (bc_parse_age(v, &age) != BC_OK) {
+		bc_seterr(err, BC_ERR_INVAL, "--cache-admin evict-older-than: "
+		    "'%s' is not an age like 90s, 30m, 12h or 7d", v);
+		return NULL;
+	}
+	return xasprintf("/admin/cache/evict?older-than=%s", v);
+}
+
+/* --cache-admin show: the cache section of /stats.json, readable. */
+static int
+admin_show(const char *body)
+{
+	struct bc_json d;
+	char e[BC_ERRLEN];
+	size_t c;
+
+	if (bc_json_parse(&d, body, strlen(body), e) != BC_OK) {
+		fprintf(stderr, "boltccd: --cache-admin show: %s\n", e);
+		bc_json_free(&d);
+		return BC_EXIT_PROTOCOL_ERROR;
+	}
+	c = bc_json_get(&d, 0, "cache");
+	if (bc_json_type(&d, c) != BC_JSON_OBJECT)
+		printf("no cache (--no-cache)\n");
+	else
+		printf("entries %.0f\nstored_bytes %.0f\nlimit_bytes %.0f (%s)\n"
+		    "hit_rate %.1f%%\noldest_entry_age_sec %.0f\n",
+		    bc_json_num(&d, c, "entries", 0),
+		    bc_json_num(&d, c, "stored_bytes", 0),
+		    bc_json_num(&d, c, "limit_bytes", 0),
+		    bc_json_type(&d, bc_json_get(&d, c, "limit_set")) ==
+		    BC_JSON_TRUE ? "set by an operator" : "--cache-size",
+		    bc_json_num(&d, c, "hit_rate", 0),
+		    bc_json_num(&d, c, "oldest_age_sec", 0));
+	bc_json_free(&d);
+	return 0;
+}
+
+/* --zero-stats, --cache-admin: one request to the running daemon. */
+static int
+admin_client(const struct opts *o, const struct bc_server_conf *sc)
+{
+	struct bc_buf ans = BC_BUF_INIT(1 << 20);
+	const char *host = admin_host(sc);
+	char err[BC_ERRLEN], *path, *body;
+	int status, rc;
+
+	if (sc->stats_port == 0) {
+		fprintf(stderr, "boltccd: %s needs the daemon's stats port "
+		    "(--stats-port 0 disables it)\n", strcmp(o->admin_op,
+		    "zero") == 0 ? "--zero-stats" : "--cache-admin");
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if ((path = admin_path(o->admin_op, o->admin_value, err)) == NULL) {
+		fprintf(stderr, "boltccd: %s\n", err);
+		return BC_EXIT_BAD_ARGUMENTS;
+	}
+	if (bc_io_http_request(strcmp(o->admin_op, "show") == 0 ? "GET" :
+	    "POST", host, sc->stats_port, path, BC_ADMIN_CLIENT_TIMEOUT_MS,
+	    &ans, err) != BC_OK) {
+		fprintf(stderr, "boltccd: no running daemon answered on %s "
+		    "port %d: %s\n", host, sc->stats_port, err);
+		free(path);
+		bc_buf_free(&ans);
+		return BC_EXIT_FAILURE;
+	}
+	status = bc_io_http_status(&ans);
+	body = bc_io_http_body(&ans);
+	body[strcspn(body, "\n")] = '\0';
+	if (status == 200 && strcmp(o->admin_op, "show") == 0)
+		rc = admin_show(body);
+	else if (status == 200) {
+		printf("%s\n", body);
+		rc = 0;
+	} else {
+		fprintf(stderr, "boltccd: %s: HTTP %d: %s\n", path, status,
+		    body);
+		rc = BC_EXIT_FAILURE;
+	}
+	free(body);
+	free(path);
+	bc_buf_free(&ans);
+	return rc;
+}
+
 /* --self-test: 0 if this install can serve, 1 if not (selftest.h). */
 static int
 self_test(const struct bc_server_conf *sc, const struct opts *o,
@@ -444,6 +615,8 @@ static const struct option_def options[] = {
 	{ "--port", "N", opt_port, "job port (default 3632)" },
 	{ "--allow", "CIDR", opt_allow,
 	  "allow clients from ADDR[/BITS] (repeatable; default loopback)" },
+	{ "--admin-allow", "CIDR", opt_admin_allow,
+	  "also accept admin requests from ADDR[/BITS] (besides loopback)" },
 	{ "--jobs", "N", opt_jobs,
 	  "concurrent compiles, 1..1024 (default: number of CPUs)" },
 	{ "--queue", "N", opt_queue,
@@ -472,6 +645,11 @@ static const struct option_def options[] = {
 	{ "--no-cache", NULL, opt_no_cache, "do not use the artifact cache" },
 	{ "--cache-check", NULL, opt_cache_check,
 	  "verify the cache index and every blob, print a report, exit" },
+	{ "--cache-admin", "OP", opt_cache_admin,
+	  "ask the running daemon (loopback): clear, show, limit SIZE, "
+	  "evict-older-than AGE" },
+	{ "--zero-stats", NULL, opt_zero_stats,
+	  "ask the running daemon (loopback) to zero its page counters" },
 	{ "--self-test", NULL, opt_self_test,
 	  "check this install can serve (hash, compiler, cache, a job), exit" },
 	{ "--self-test-compiler", "NAME", opt_self_test_cc,
@@ -542,6 +720,13 @@ parse_args(struct opts *o, int argc, char **argv, char *err)
 			    "%s takes no argument", options[k].name);
 		if ((r = options[k].fn(o, val, err)) != BC_OK)
 			return r;
+		if (o->admin_need_value) {
+			if (i + 1 >= argc)
+				return bc_seterr(err, BC_ERR_INVAL,
+				    "--cache-admin %s needs a value", val);
+			o->admin_value = argv[++i];
+			o->admin_need_value = 0;
+		}
 	}
 	return BC_OK;
 }
@@ -598,6 +783,7 @@ main(int argc, char **argv)
 	sc.port = 3632;
 	sc.stats_port = 3633;
 	bc_acl_init(&sc.acl);
+	bc_acl_init(&sc.admin_allow);
 	sc.jobs = bc_ncpus();
 	if (sc.jobs > 1024)
 		sc.jobs = 1024;
@@ -625,6 +811,10 @@ main(int argc, char **argv)
 		sc.cache_dir = default_cache_dir();
 	if (o.cache_check) {
 		rc = cache_check(&sc);
+		goto out;
+	}
+	if (o.admin_op != NULL) {
+		rc = admin_client(&o, &sc);
 		goto out;
 	}
 	if (o.self_test_cc != NULL && !o.self_test) {
@@ -714,6 +904,7 @@ main(int argc, char **argv)
 out:
 	bc_strv_free(&sc.listen);
 	bc_acl_free(&sc.acl);
+	bc_acl_free(&sc.admin_allow);
 	bc_policy_free(&sc.policy);
 	free(sc.pid_file);
 	free(sc.cache_dir);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache/store.h"
@@ -30,6 +31,7 @@
 #include "common/util.h"
 #include "acl.h"
 #include "activate.h"
+#include "admin.h"
 #include "ident.h"
 #include "job.h"
 #include "keeper.h"
@@ -42,6 +44,7 @@
 #define MAX_STATS_CONNS	16
 #define STATS_TIMEOUT_MS 2000
 #define KILL_WAIT_MS	3000
+#define ADMIN_TIMEOUT_MS (30 * 60 * 1000)	/* a clear of a huge cache */
 
 struct listener {
 	int fd;
@@ -64,6 +67,9 @@ struct stats_conn {
 	int writing;
 	int64_t deadline;
 	uint32_t sync_seq;	/* waiting for the keeper's answer, 0 none */
+	int admin_ok;		/* the peer may send admin requests */
+	int admin_fd;		/* an admin child's answer (admin.h), -1 none */
+	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 };
 
 static struct listener listeners[MAX_LISTENERS];
@@ -554,6 +560,9 @@ stats_close(struct stats_conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	if (c->admin_fd >= 0)
+		close(c->admin_fd);
+	c->admin_fd = -1;
 	bc_buf_free(&c->out);
 	c->len = 0;
 	c->off = 0;
@@ -574,7 +583,9 @@ accept_stats(struct server *s, int lfd)
 		fd = accept(lfd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0)
 			return;
-		if (!bc_acl_match(&s->conf->acl, (struct sockaddr *)&ss, sl)) {
+		if (!bc_acl_match(&s->conf->acl, (struct sockaddr *)&ss, sl) &&
+		    !bc_acl_match(&s->conf->admin_allow,
+		    (struct sockaddr *)&ss, sl)) {
 			peer_label((struct sockaddr *)&ss, sl, peer,
 			    sizeof(peer));
 			bc_warn("stats connection from %s denied by --allow",
@@ -595,6 +606,10 @@ accept_stats(struct server *s, int lfd)
 		s->sc[i].off = 0;
 		s->sc[i].writing = 0;
 		s->sc[i].sync_seq = 0;
+		s->sc[i].admin_ok = bc_admin_peer_ok(&s->conf->admin_allow,
+		    (struct sockaddr *)&ss, sl);
+		peer_label((struct sockaddr *)&ss, sl, s->sc[i].peer,
+		    sizeof(s->sc[i].peer));
 		bc_buf_init(&s->sc[i].out, 256 * 1024);
 		s->sc[i].deadline = bc_now_ms() + STATS_TIMEOUT_MS;
 	}
@@ -630,7 +645,8 @@ refresh_cache_stats(struct server *s)
 		bc_warn("cache stats: %s", e);
 		return;
 	}
-	if (bc_cache_stats(c, &s->st.cache, e) != BC_OK)
+	if (bc_cache_stats(c, &s->st.cache, e) != BC_OK ||
+	    bc_cache_baseline(c, &s->st.cache_base, e) != BC_OK)
 		bc_warn("cache stats: %s", e);
 	bc_cache_close(c);
 }
@@ -658,6 +674,13 @@ reconcile_cache(const struct bc_server_conf *conf, struct bc_locdir *dir)
 	}
 	if (bc_cache_loc_each(c, load_location, dir, e) != BC_OK)
 		bc_error("cache: key locations: %s", e);
+	if (bc_cache_operator_limit(c) > 0)
+		bc_info("cache %s: size limit %llu bytes, set by an operator "
+		    "(kept in the index; overrides --cache-size %llu; "
+		    "boltccd --cache-admin limit 0 forgets it)",
+		    conf->cache_dir,
+		    (unsigned long long)bc_cache_operator_limit(c),
+		    (unsigned long long)conf->cache_size);
 	if (bc_cache_reconcile(c, 1, 0, &chk, e) != BC_OK)
 		bc_error("cache: reconcile: %s", e);
 	else
@@ -667,7 +690,7 @@ reconcile_cache(const struct bc_server_conf *conf, struct bc_locdir *dir)
 		    "evicted %llu",
 		    conf->cache_dir, (unsigned long long)chk.entries,
 		    (unsigned long long)chk.bytes,
-		    (unsigned long long)conf->cache_size,
+		    (unsigned long long)bc_cache_limit(c),
 		    (unsigned long long)chk.orphan_rows,
 		    (unsigned long long)chk.orphan_blobs,
 		    (unsigned long long)chk.adopted,
@@ -764,6 +787,106 @@ stats_respond(struct server *s, struct stats_conn *c)
 	c->deadline = now + STATS_TIMEOUT_MS;
 }
 
+/* In an admin child: what it must not hold (as a worker). */
+static void
+admin_child_init(void *arg)
+{
+	struct server *s = arg;
+	int i;
+
+	close_listeners();
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		if (s->sc[i].fd >= 0)
+			close(s->sc[i].fd);
+	srv_sig_wr = -1;
+}
+
+/*
+ * An admin request (admin.h): refused here, or the daemon's counters
+ * zeroed here and the cache's work left to a child whose answer the
+ * main loop relays (admin_io).  0 if the request is a stats page.
+ */
+static int
+admin_request(struct server *s, struct stats_conn *c)
+{
+	struct bc_admin_req rq;
+	int64_t now = bc_now_ms();
+
+	bc_admin_parse(c->req, c->len, &rq);
+	if (rq.op == BC_ADMIN_NONE)
+		return 0;
+	c->deadline = now + STATS_TIMEOUT_MS;
+	if (rq.op == BC_ADMIN_BAD) {
+		(void)bc_admin_error(rq.status, rq.why, &c->out);
+	} else if (!c->admin_ok) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "admin requests are accepted from "
+		    "loopback and --admin-allow addresses only; %s is neither",
+		    c->peer);
+		bc_warn("admin request (%s) from %s refused: not loopback or "
+		    "--admin-allow", bc_admin_op_name(rq.op), c->peer);
+		(void)bc_admin_error(403, why, &c->out);
+	} else {
+		bc_info("admin request from %s: %s", c->peer,
+		    bc_admin_op_name(rq.op));
+		if (rq.op == BC_ADMIN_ZERO)
+			bc_stats_zero(&s->st, (int64_t)time(NULL));
+		if (rq.op == BC_ADMIN_ZERO && s->conf->cache_dir == NULL)
+			(void)bc_admin_answer(200, "{\"op\":\"zero\"}",
+			    &c->out);
+		else if (bc_admin_spawn(&rq, s->conf->cache_dir,
+		    s->conf->cache_size, admin_child_init, s, &c->admin_fd) < 0)
+			(void)bc_admin_error(500, "cannot start the admin "
+			    "process", &c->out);
+		else {
+			c->deadline = now + ADMIN_TIMEOUT_MS;
+			return 1;
+		}
+	}
+	c->writing = 1;
+	return 1;
+}
+
+/* The admin child's answer: relayed to the peer once it is whole. */
+static void
+admin_io(struct stats_conn *c)
+{
+	for (;;) {
+		uint8_t *w;
+		ssize_t n;
+
+		if (bc_buf_reserve(&c->out, 4096, &w) != BC_OK)
+			n = 0;
+		else
+			n = read(c->admin_fd, w, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n > 0) {
+			(void)bc_buf_commit(&c->out, (size_t)n);
+			continue;
+		}
+		break;	/* EOF (the child is done) or an error */
+	}
+	close(c->admin_fd);
+	c->admin_fd = -1;
+	if (bc_buf_len(&c->out) == 0)
+		(void)bc_admin_error(500, "the admin process died", &c->out);
+	else {
+		char *body = bc_io_http_body(&c->out);
+
+		body[strcspn(body, "\n")] = '\0';
+		bc_info("admin request from %s: HTTP %d %s", c->peer,
+		    bc_io_http_status(&c->out), body);
+		free(body);
+	}
+	c->writing = 1;
+	c->off = 0;
+	c->deadline = bc_now_ms() + STATS_TIMEOUT_MS;
+}
+
 /*
  * A stats request is in: first the keeper writes the rows of every store
  * sent so far (keeper.h), so that the counters include them; the answer
@@ -775,6 +898,8 @@ stats_request_done(struct server *s, struct stats_conn *c)
 {
 	uint32_t seq = s->keeper_seq + 1;
 
+	if (admin_request(s, c))
+		return;
 	if (seq == 0)
 		seq = 1;	/* 0 means "not waiting" */
 	if (s->keeper_fd < 0 || s->keeper_ack < 0 ||
@@ -811,6 +936,10 @@ keeper_answered(struct server *s)
 static void
 stats_io(struct server *s, struct stats_conn *c, short revents)
 {
+	if (c->admin_fd >= 0) {
+		admin_io(c);
+		return;
+	}
 	if (!c->writing && c->sync_seq == 0 &&
 	    (revents & (POLLIN | POLLHUP | POLLERR))) {
 		ssize_t r = read(c->fd, c->req + c->len,
@@ -921,7 +1050,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.conf = conf;
 	s.tmpdir = bc_scratch_dir();
 	for (i = 0; i < MAX_STATS_CONNS; i++)
-		s.sc[i].fd = -1;
+		s.sc[i].fd = s.sc[i].admin_fd = -1;
 	if (pipe(sp) != 0 || pipe(ep) != 0) {
 		bc_error("pipe: %s", strerror(errno));
 		return 1;
@@ -953,6 +1082,7 @@ bc_server_run(const struct bc_server_conf *conf)
 	keeper_fd = start_cache_keeper(conf, &s.keeper_ack);
 	s.keeper_fd = keeper_fd;
 	s.jc.keeper_fd = keeper_fd;	/* the workers' stores go to it */
+	s.jc.admin_allow = &conf->admin_allow;
 	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
 		bc_error("%s", err);
 		bc_locdir_free(&s.locdir);
@@ -997,7 +1127,7 @@ bc_server_run(const struct bc_server_conf *conf)
 			if (c->fd < 0)
 				continue;
 			if (now >= c->deadline) {
-				if (c->writing)
+				if (c->writing || c->admin_fd >= 0)
 					stats_close(c);
 				else {
 					if (c->sync_seq != 0)
@@ -1011,7 +1141,7 @@ bc_server_run(const struct bc_server_conf *conf)
 					continue;
 			}
 			waiting += c->sync_seq != 0;
-			pfd[n].fd = c->fd;
+			pfd[n].fd = c->admin_fd >= 0 ? c->admin_fd : c->fd;
 			pfd[n].events = c->writing ? POLLOUT :
 			    c->sync_seq != 0 ? 0 : POLLIN;
 			pidx[n++] = 1000 + i;

@@ -30,6 +30,8 @@ struct bc_server_conf {
 	int port;
 	int stats_port;		/* 0 = off */
 	struct bc_acl acl;
+	struct bc_acl admin_allow;	/* --admin-allow: besides loopback,
+					 * who may send admin requests */
 	int jobs;
 	int queue;
 	char *pid_file;

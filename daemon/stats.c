@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <time.h>
 
 #include "common/buf.h"
 #include "common/err.h"
@@ -18,6 +19,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "common/osdep.h"
+#include "common/util.h"
 #include "ident.h"
 #include "stats.h"
 
@@ -191,6 +193,8 @@ bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
 	char file[sizeof(ev->file)], comp[sizeof(ev->compiler)];
 
 	job_event(st, ev, now_ms);
+	if (ev->kind == BC_EV_ZERO)
+		bc_stats_zero(st, (int64_t)time(NULL));
 	if (ev->kind != BC_EV_DONE)
 		return;
 	count_cache(st, ev->cache, now_ms);
@@ -226,6 +230,30 @@ bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
 		if (sec >= st->ring_sec - BC_STATS_WINDOW + 1)
 			st->done_ring[sec % BC_STATS_WINDOW]++;
 	}
+}
+
+#define BASE_FIELDS(X) X(tcp_accept) X(rej_acl) X(rej_bad_req) \
+	X(rej_overload) X(compile_ok) X(compile_error) X(compile_timeout) \
+	X(cli_disconnect) X(other) X(hello) X(lookup_fast)
+
+void
+bc_stats_zero(struct bc_stats *st, int64_t unix_now)
+{
+#define X(f) st->base.f = st->f;
+	BASE_FIELDS(X)
+#undef X
+	st->zeroed_at = unix_now;
+}
+
+void
+bc_stats_since_zero(const struct bc_stats *st, struct bc_stats *out)
+{
+	*out = *st;
+#define X(f) out->f = st->f > st->base.f ? st->f - st->base.f : 0;
+	BASE_FIELDS(X)
+#undef X
+	if (st->cache_on)
+		bc_cache_stats_since(&st->cache, &st->cache_base, &out->cache);
 }
 
 void
@@ -446,7 +474,14 @@ render_cache_json(const struct bc_stats *st, struct bc_buf *out)
 			    (unsigned long long)c->reasons[i].value);
 	}
 	if (r == BC_OK)
-		r = bc_buf_putf(out, "}}");
+		r = bc_buf_putf(out, "},\"limit_bytes\":%llu,\"limit_set\":%s,"
+		    "\"oldest_age_sec\":%lld,\"zeroed_at\":%lld}",
+		    (unsigned long long)c->max_bytes,
+		    c->limit_set ? "true" : "false",
+		    (long long)(c->entries > 0 && c->oldest_used > 0 &&
+		    (int64_t)time(NULL) > c->oldest_used ?
+		    (int64_t)time(NULL) - c->oldest_used : 0),
+		    (long long)c->zeroed_at);
 	return r;
 }
 
@@ -610,6 +645,9 @@ bc_stats_render_json(const struct bc_stats *st,
 	if (r == BC_OK)
 		r = bc_json_put_str(out, st->max_rss_name);
 	if (r == BC_OK)
+		r = bc_buf_putf(out, ",\"zeroed_at\":%lld",
+		    (long long)st->zeroed_at);
+	if (r == BC_OK)
 		r = render_cache_json(st, out);
 	if (r == BC_OK)
 		r = render_jobs_json(st, now_ms, out);
@@ -730,6 +768,30 @@ bc_stats_render_metrics(const struct bc_stats *st,
 	return r;
 }
 
+/* After distccd's block: the cache's size and limit, when and whether
+ * the counters were zeroed (nothing when neither applies, so the page
+ * stays distccd's byte for byte). */
+static int
+render_text_extra(const struct bc_stats *st, struct bc_buf *out)
+{
+	char when[BC_TIME_RFC3339_LEN];
+	int r = BC_OK;
+
+	if (st->cache_on)
+		r = bc_buf_putf(out, "boltccd_cache_entries %llu\n"
+		    "boltccd_cache_stored_bytes %llu\n"
+		    "boltccd_cache_limit_bytes %llu%s\n",
+		    (unsigned long long)st->cache.entries,
+		    (unsigned long long)st->cache.stored_bytes,
+		    (unsigned long long)st->cache.max_bytes,
+		    st->cache.limit_set ? " (set by an operator)" : "");
+	if (r == BC_OK && st->zeroed_at > 0 &&
+	    bc_time_rfc3339((time_t)st->zeroed_at, -1, when, sizeof(when)) ==
+	    BC_OK)
+		r = bc_buf_putf(out, "boltccd_zeroed_at %s\n", when);
+	return r;
+}
+
 /* The path of "GET <path> ..." if the request line is complete. */
 static void
 request_path(const char *req, size_t n, char *path, size_t pathlen)
@@ -754,14 +816,16 @@ bc_stats_http_response(const struct bc_stats *st,
     const void *req, size_t reqlen, int64_t now_ms, struct bc_buf *out)
 {
 	char path[64];
+	struct bc_stats *pg = xmalloc(sizeof(*pg));
 	int r;
 
+	bc_stats_since_zero(st, pg);	/* what the pages show */
 	request_path(req, reqlen, path, sizeof(path));
 	if (strcmp(path, "/stats.json") == 0) {
 		r = bc_buf_put_str(out, "HTTP/1.0 200 OK\nContent-Type: "
 		    "application/json\nConnection: close\n\n");
 		if (r == BC_OK)
-			r = bc_stats_render_json(st, sys, version, now_ms, out);
+			r = bc_stats_render_json(pg, sys, version, now_ms, out);
 	} else if (strcmp(path, "/metrics") == 0) {
 		r = bc_buf_put_str(out, "HTTP/1.0 200 OK\nContent-Type: "
 		    "text/plain; version=0.0.4\nConnection: close\n\n");
@@ -771,7 +835,10 @@ bc_stats_http_response(const struct bc_stats *st,
 		r = bc_buf_put_str(out, "HTTP/1.0 200 OK\nContent-Type: "
 		    "text/plain\nConnection: close\n\n");
 		if (r == BC_OK)
-			r = bc_stats_render_text(st, sys, argv0, now_ms, out);
+			r = bc_stats_render_text(pg, sys, argv0, now_ms, out);
+		if (r == BC_OK)
+			r = render_text_extra(pg, out);
 	}
+	free(pg);
 	return r;
 }

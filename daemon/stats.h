@@ -24,6 +24,7 @@ enum bc_event_kind {
 	BC_EV_DONE = 3,		/* worker finished the connection */
 	BC_EV_LOCATION = 4,	/* LOCATE: key's location is now loc */
 	BC_EV_JOB = 5,		/* request read: file, compiler, mode known */
+	BC_EV_ZERO = 6,		/* an operator zeroed the counters (BOLT ZERO) */
 };
 
 /* How a job came (the monitor shows it). */
@@ -137,9 +138,20 @@ struct bc_stats {
 	/* the jobs now, one per worker process */
 	struct bc_stats_job *job;
 	size_t njob, capjob;
-	/* artifact cache counters, refreshed from its index per request */
+	/* artifact cache counters, refreshed from its index per request:
+	 * totals, and the baseline of the last zero (bc_cache_baseline) */
 	int cache_on;
 	struct bc_cache_stats cache;
+	struct bc_cache_stats cache_base;
+	/* the daemon's counters when an operator last zeroed them (the
+	 * pages show the difference; /metrics the totals), at zeroed_at
+	 * (unix seconds, 0 never) */
+	struct bc_stats_base {
+		uint64_t tcp_accept, rej_acl, rej_bad_req, rej_overload;
+		uint64_t compile_ok, compile_error, compile_timeout;
+		uint64_t cli_disconnect, other, hello, lookup_fast;
+	} base;
+	int64_t zeroed_at;
 	/* compiler identities (ident.h), set by the server; NULL = none */
 	const struct bc_ident *ident;
 };
@@ -164,6 +176,12 @@ const char *bc_stats_state_name(int state);
 /* Fold a worker event in. */
 void bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
     int64_t now_ms);
+/* An operator's zero: the pages count from now (bc_stats_base); the
+ * totals, which /metrics shows, go on. */
+void bc_stats_zero(struct bc_stats *st, int64_t unix_now);
+/* The counters the pages show: st minus its baselines (the daemon's and
+ * the cache's) into out. */
+void bc_stats_since_zero(const struct bc_stats *st, struct bc_stats *out);
 /* Update the moving averages; call about once a second. */
 void bc_stats_tick(struct bc_stats *st, int64_t now_ms);
 /* Jobs finished in the last `secs` seconds (secs <= BC_STATS_WINDOW). */
@@ -184,7 +202,9 @@ int bc_stats_render_metrics(const struct bc_stats *st,
 /*
  * A whole HTTP/1.0 response for the request bytes req (possibly partial
  * or empty: anything that is not a GET of /stats.json or /metrics gets
- * the text page, as distccd does).
+ * the text page, as distccd does).  The text page and JSON show the
+ * counters since the last zero (bc_stats_since_zero), /metrics the
+ * totals: Prometheus counters never go backwards.
  */
 int bc_stats_http_response(const struct bc_stats *st,
     const struct bc_stats_sys *sys, const char *argv0, const char *version,

@@ -10,7 +10,8 @@
 #   entries are all found, an owner that does not answer costs no job; a forged result, a manifest hash that does not
 #   match the file or a wrong compiler identity is never served; a flipped
 #   byte in a blob is caught (plain and pump entries); counters persist
-#   across a restart; --stats, --stats --json, --zero-stats, /metrics.
+#   across a restart; --stats, --stats --json, --zero-stats (the
+#   client's; boltccd --zero-stats for a daemon's), /metrics.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc
@@ -460,9 +461,11 @@ check "entries survive a restart (all hits)" [ "$(cstat $D1SPORT hits)" -eq $((h
 BOLTCC_DIR=$SC BOLTCC_HOSTS="127.0.0.1:$D1PORT,bolt 127.0.0.1:$D2PORT,bolt" "$BOLTCC" --zero-stats
 rc=$?
 check "--zero-stats exits 0 ($rc)" [ $rc -eq 0 ]
-check "--zero-stats reset daemon 1" [ "$(cstat $D1SPORT hits)" -eq 0 ]
-check "--zero-stats reset daemon 2" [ "$(cstat $D2SPORT requests)" -eq 0 ]
-check "--zero-stats kept the entries" [ "$(cstat $D1SPORT entries)" -gt 0 ]
+check "boltcc --zero-stats leaves daemon 1's counters (an operator's)" [ "$(cstat $D1SPORT hits)" -eq $((hb + NUNITS)) ]
+check "boltcc --zero-stats leaves daemon 2's counters" [ "$(cstat $D2SPORT requests)" -gt 0 ]
+"$BOLTCCD" --stats-port "$D1SPORT" --zero-stats >/dev/null
+check "boltccd --zero-stats zeroed daemon 1's pages" [ "$(cstat $D1SPORT hits)" -eq 0 ]
+check "... and kept the entries" [ "$(cstat $D1SPORT entries)" -gt 0 ]
 BOLTCC_DIR=$SC "$BOLTCC" --stats --json >"$T/stats2.json"
 check "--zero-stats reset the client" [ "$(json_get "$T/stats2.json" cache_hits)" = missing ]
 "$BOLTCCD" --cache-check --cache-dir "$D1CACHE" >"$T/check.txt"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -1027,11 +1028,27 @@ START_TEST(test_index_ops)
 	c = open_cache(0);
 	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
 	ck_assert_uint_eq(s.hits, 1);
+	/* zero: the pages count from a baseline, the totals go on */
 	ck_assert_int_eq(bc_cache_zero(c, err), BC_OK);
 	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
-	ck_assert_uint_eq(s.hits, 0);
-	ck_assert_uint_eq(s.requests, 0);
+	ck_assert_uint_eq(s.hits, 1);
+	ck_assert_uint_eq(s.requests, 2);
 	ck_assert_uint_eq(s.entries, 1);
+	ck_assert_int_gt(s.zeroed_at, 0);
+	{
+		struct bc_cache_stats base, since;
+
+		ck_assert_int_eq(bc_cache_baseline(c, &base, err), BC_OK);
+		ck_assert_uint_eq(base.hits, 1);
+		ck_assert_uint_eq(base.uncacheable, 2);
+		bc_cache_stats_since(&s, &base, &since);
+		ck_assert_uint_eq(since.hits, 0);
+		ck_assert_uint_eq(since.requests, 0);
+		ck_assert_uint_eq(since.uncacheable, 0);
+		ck_assert_uint_eq(since.reasons[0].value, 0);
+		ck_assert_uint_eq(since.entries, 1);
+		ck_assert_int_eq(since.zeroed_at, base.zeroed_at);
+	}
 
 	/* a flipped byte in the blob: caught, evicted, counted, a miss */
 	{
@@ -1049,7 +1066,7 @@ START_TEST(test_index_ops)
 	ck_assert_int_ne(stat(p, &sb), 0);
 	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
 	ck_assert_uint_eq(s.corrupt, 1);
-	ck_assert_uint_eq(s.misses, 1);
+	ck_assert_uint_eq(s.misses, 2);	/* totals: one before the zero */
 	ck_assert_uint_eq(s.entries, 0);
 	ck_assert_uint_eq(s.stored_bytes, 0);
 
@@ -1059,6 +1076,158 @@ START_TEST(test_index_ops)
 	ck_assert_int_eq(bc_cache_get(c, k, 1, &d, err), BC_ERR_NOENT);
 	ck_assert(!bc_cache_has(c, k));
 	free(p);
+	bc_cache_entry_free(&e);
+	bc_cache_close(c);
+}
+END_TEST
+
+/* Set the last use of key to t (as the test of an age would). */
+static void
+set_last_used(const char *key, int64_t t)
+{
+	char *path = xasprintf("%s/cache/index.sqlite", tmpd), *sql;
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	sql = sqlite3_mprintf("UPDATE entries SET last_used=%lld WHERE "
+	    "key='%q'", (long long)t, key);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+	sqlite3_close(db);
+	free(path);
+}
+
+static int
+blob_there(struct bc_cache *c, const char *key)
+{
+	char *p = bc_cache_blob_path(c, key);
+	struct stat sb;
+	int r = stat(p, &sb) == 0;
+
+	free(p);
+	return r;
+}
+
+/* Clear, evict-older-than and an operator's limit: more entries than a
+ * batch, rows and blobs go together, the limit outlives a reopen and
+ * overrides the size the cache is opened with. */
+START_TEST(test_admin_ops)
+{
+	enum { N = BC_CACHE_ADMIN_BATCH + 44, OLD = 100 };
+	static char k[N][BC_HASH_HEXLEN + 1];
+	struct bc_cache *c = open_cache(0);
+	struct bc_cache_entry e;
+	struct bc_cache_stats s;
+	struct bc_cache_check chk;
+	char err[BC_ERRLEN];
+	uint64_t n, freed, one, before;
+	int64_t now = (int64_t)time(NULL);
+	int i;
+
+	fill_entry(&e, 3, 500);
+	for (i = 0; i < N; i++) {
+		key_n(5000 + i, k[i]);
+		ck_assert_int_eq(bc_cache_put(c, k[i], &e, err), BC_OK);
+	}
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.entries, N);
+	one = s.stored_bytes / N;
+	ck_assert_uint_eq(s.limit_set, 0);
+	ck_assert_uint_eq(s.max_bytes, BC_CACHE_DEFAULT_SIZE);
+
+	/* evict-older-than: exactly the old ones */
+	for (i = 0; i < OLD; i++)
+		set_last_used(k[i], now - 10 * 86400);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_int_le(s.oldest_used, now - 10 * 86400);
+	ck_assert_int_eq(bc_cache_evict_older(c, now - 7 * 86400, &n, &freed,
+	    err), BC_OK);
+	ck_assert_uint_eq(n, OLD);
+	ck_assert_uint_eq(freed, OLD * one);
+	for (i = 0; i < N; i++) {
+		ck_assert_int_eq(bc_cache_has(c, k[i]), i >= OLD);
+		ck_assert_int_eq(blob_there(c, k[i]), i >= OLD);
+	}
+	ck_assert_int_eq(bc_cache_evict_older(c, now - 7 * 86400, &n, NULL,
+	    err), BC_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.entries, N - OLD);
+	ck_assert_uint_eq(s.stored_bytes, (N - OLD) * one);
+	ck_assert_uint_eq(s.evictions, OLD);
+
+	/* an operator's limit: evicts down to it (LRU), persists */
+	before = s.stored_bytes;
+	ck_assert_int_eq(bc_cache_set_limit(c, 50 * one, &n, &freed, err),
+	    BC_OK);
+	ck_assert_uint_eq(n, N - OLD - 50);
+	ck_assert_uint_eq(freed, before - 50 * one);
+	ck_assert(bc_cache_has(c, k[N - 1]) && !bc_cache_has(c, k[OLD]));
+	bc_cache_close(c);
+	c = open_cache(1 << 30);	/* --cache-size 1G: the operator's wins */
+	ck_assert_uint_eq(bc_cache_operator_limit(c), 50 * one);
+	ck_assert_uint_eq(bc_cache_limit(c), 50 * one);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.limit_set, 1);
+	ck_assert_uint_eq(s.max_bytes, 50 * one);
+	ck_assert_uint_eq(s.entries, 50);
+	{
+		/* a store beyond it evicts to it */
+		char nk[BC_HASH_HEXLEN + 1];
+
+		key_n(9999, nk);
+		ck_assert_int_eq(bc_cache_put(c, nk, &e, err), BC_OK);
+		ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+		ck_assert_uint_eq(s.entries, 50);
+		ck_assert(bc_cache_has(c, nk));
+	}
+	/* 0 forgets it: the size the cache was opened with again */
+	ck_assert_int_eq(bc_cache_set_limit(c, 0, &n, NULL, err), BC_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(bc_cache_operator_limit(c), 0);
+	ck_assert_uint_eq(bc_cache_limit(c), 1 << 30);
+
+	/* clear: every row and blob, counted as evictions */
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	before = s.evictions;
+	ck_assert_int_eq(bc_cache_clear(c, &n, &freed, err), BC_OK);
+	ck_assert_uint_eq(n, 50);
+	ck_assert_uint_eq(freed, 50 * one);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.entries, 0);
+	ck_assert_uint_eq(s.stored_bytes, 0);
+	ck_assert_uint_eq(s.oldest_used, 0);
+	ck_assert_uint_eq(s.evictions, before + 50);
+	ck_assert_int_eq(bc_cache_reconcile(c, 0, 1, &chk, err), BC_OK);
+	ck_assert_uint_eq(chk.orphan_rows + chk.orphan_blobs + chk.temp_files +
+	    chk.bad_size + chk.corrupt, 0);
+	for (i = 0; i < N; i++)
+		ck_assert(!blob_there(c, k[i]));
+
+	/* a clear cut short after a batch's blobs went (a crash): the rows
+	 * left are misses, and the start-up reconciliation drops them */
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(bc_cache_put(c, k[i], &e, err), BC_OK);
+	for (i = 0; i < 2; i++) {
+		char *p = bc_cache_blob_path(c, k[i]);
+
+		ck_assert_int_eq(unlink(p), 0);
+		free(p);
+	}
+	{
+		struct bc_cache_entry d;
+
+		ck_assert_int_eq(bc_cache_get(c, k[0], 1, &d, err),
+		    BC_ERR_NOENT);
+		bc_cache_entry_free(&d);
+	}
+	ck_assert_int_eq(bc_cache_reconcile(c, 1, 0, &chk, err), BC_OK);
+	ck_assert_uint_eq(chk.orphan_rows, 1);
+	ck_assert_uint_eq(chk.entries, 2);
+	ck_assert_int_eq(bc_cache_stats(c, &s, err), BC_OK);
+	ck_assert_uint_eq(s.entries, 2);
+	ck_assert_uint_eq(s.stored_bytes, 2 * one);
 	bc_cache_entry_free(&e);
 	bc_cache_close(c);
 }
@@ -1672,6 +1841,7 @@ cache_suite(void)
 	tcase_add_test(tc, test_blob_limits);
 	tcase_add_test(tc, test_index_ops);
 	tcase_add_test(tc, test_lru_eviction);
+	tcase_add_test(tc, test_admin_ops);
 	tcase_add_test(tc, test_reconcile);
 	tcase_add_test(tc, test_index_stored_fails);
 	tcase_add_test(tc, test_inflight);
