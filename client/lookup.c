@@ -85,7 +85,9 @@ bc_lookup_note_failed(const struct bc_hostlist *hl,
 		    ": backing off" : "");
 		if (backoff_period > 0 && (r == BC_ERR_NOENT ||
 		    r == BC_ERR_TIMEOUT))
-			(void)bc_hostsel_backoff_mark(lockdir, h);
+			(void)bc_hostsel_backoff_mark_why(lockdir, h,
+			    r == BC_ERR_NOENT ? "cache lookup: cannot connect" :
+			    "cache lookup: no answer in time");
 		if (stats == NULL)
 			continue;
 		bc_cstats_add(stats, "host_failures", 1);

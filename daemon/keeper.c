@@ -77,10 +77,17 @@ flush(struct bc_cache *c, struct batch *b)
 	char e[BC_ERRLEN];
 	size_t i;
 
-	if (b->nloc > 0 && bc_cache_loc_put(c, b->loc, b->nloc, e) != BC_OK)
-		bc_warn("cache: recording key locations: %s", e);
-	if (b->nst > 0 && bc_cache_index_stored(c, b->st, b->nst, e) != BC_OK)
-		bc_warn("cache: indexing %zu stored blobs: %s", b->nst, e);
+	/* said once (a failing index fails every batch); each time at
+	 * debug level; the blobs stay and the next start indexes them */
+	if (b->nloc > 0 && bc_cache_loc_put(c, b->loc, b->nloc, e) != BC_OK) {
+		bc_warn_once("cache: cannot record key locations: %s", e);
+		bc_debug("cache: recording %zu key locations: %s", b->nloc, e);
+	}
+	if (b->nst > 0 && bc_cache_index_stored(c, b->st, b->nst, e) != BC_OK) {
+		bc_warn_once("cache: cannot index stored blobs (they are "
+		    "indexed at the next start): %s", e);
+		bc_debug("cache: indexing %zu stored blobs: %s", b->nst, e);
+	}
 	/* after the rows: a hit on a blob stored in this batch finds it */
 	for (i = 0; i < b->ntc; i++)
 		bc_cache_touch_from(c, b->tc[i].key, b->tc[i].count,
