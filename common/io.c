@@ -38,6 +38,47 @@ bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms)
 	io->beats = 0;
 	io->rpos = 0;
 	io->rlen = 0;
+	io->pre = NULL;
+	io->pre_pos = io->pre_len = 0;
+}
+
+void
+bc_io_preload(struct bc_io *io, const void *p, size_t n)
+{
+	io->pre = p;
+	io->pre_pos = 0;
+	io->pre_len = n;
+}
+
+size_t
+bc_io_preload_left(const struct bc_io *io)
+{
+	return io->pre_len - io->pre_pos;
+}
+
+/* Copy up to n bytes already in hand (preloaded, then read ahead) to p. */
+static size_t
+take_buffered(struct bc_io *io, uint8_t *p, size_t n)
+{
+	size_t k;
+
+	if (io->pre_pos < io->pre_len) {
+		k = io->pre_len - io->pre_pos;
+		if (k > n)
+			k = n;
+		memcpy(p, io->pre + io->pre_pos, k);
+		io->pre_pos += k;
+		return k;
+	}
+	if (io->rpos < io->rlen) {
+		k = io->rlen - io->rpos;
+		if (k > n)
+			k = n;
+		memcpy(p, io->rbuf + io->rpos, k);
+		io->rpos += k;
+		return k;
+	}
+	return 0;
 }
 
 int64_t
@@ -119,16 +160,16 @@ bc_io_read_full(struct bc_io *io, void *p, size_t n, char *err)
 	int rc;
 
 	while (got < n) {
-		if (io->rpos < io->rlen) {	/* read ahead before */
-			size_t k = io->rlen - io->rpos;
+		size_t k = take_buffered(io, s + got, n - got);
 
-			if (k > n - got)
-				k = n - got;
-			memcpy(s + got, io->rbuf + io->rpos, k);
-			io->rpos += k;
+		if (k > 0) {
 			got += k;
 			continue;
 		}
+		if (io->rfd < 0)
+			return got == 0 ? bc_seterr(err, BC_ERR_EOF, "end of "
+			    "input") : bc_seterr(err, BC_ERR_TRUNCATED, "input "
+			    "ends after %zu of %zu bytes", got, n);
 		if ((rc = io_wait(io, io->rfd, POLLIN, "reading", err)) != BC_OK)
 			return rc;
 		if (n - got < sizeof(io->rbuf)) {
@@ -276,16 +317,15 @@ bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
 			    "bytes: %s", (unsigned long)len, bc_strerror(rc));
 			goto fail;
 		}
-		if (io->rpos < io->rlen) {	/* read ahead before */
-			size_t k = io->rlen - io->rpos;
-
-			if (k > want)
-				k = want;
-			memcpy(w, io->rbuf + io->rpos, k);
-			io->rpos += k;
-			(void)bc_buf_commit(out, k);
-			got += k;
+		if ((r = (ssize_t)take_buffered(io, w, want)) > 0) {
+			(void)bc_buf_commit(out, (size_t)r);
+			got += (size_t)r;
 			continue;
+		}
+		if (io->rfd < 0) {
+			rc = bc_seterr(err, BC_ERR_TRUNCATED, "input ends after "
+			    "%zu of a %lu-byte body", got, (unsigned long)len);
+			goto fail;
 		}
 		if ((rc = io_wait(io, io->rfd, POLLIN, "reading body",
 		    err)) != BC_OK)

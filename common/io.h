@@ -33,6 +33,11 @@ struct bc_io {
 	 * poll) per packet; rfd is then not read by anyone else */
 	size_t rpos, rlen;
 	uint8_t rbuf[BC_IO_READ_AHEAD];
+	/* bytes read from rfd by someone else first (boltccd's parent reads
+	 * a request whole before a worker takes it), read before rfd; not
+	 * owned.  With rfd < 0 they are all there is: past them, EOF. */
+	const uint8_t *pre;
+	size_t pre_pos, pre_len;
 };
 
 /* BEATs read before one reply; the job deadline bounds them anyway. */
@@ -42,6 +47,10 @@ void bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms);
 
 /* Monotonic clock in milliseconds. */
 int64_t bc_now_ms(void);
+/* Read p (n bytes, not copied: they must outlive io) before io's rfd. */
+void bc_io_preload(struct bc_io *io, const void *p, size_t n);
+/* Bytes preloaded and not read yet. */
+size_t bc_io_preload_left(const struct bc_io *io);
 /* Sleep ms milliseconds (through signals). */
 void bc_sleep_ms(int ms);
 

@@ -49,6 +49,13 @@
 
 /* Stats / HTTP request read by the daemon. */
 #define BC_MAX_HTTP_REQUEST	8192
+/* Connections whose request is not whole yet, held by boltccd's parent
+ * (daemon/intake.h): at most this many (fewer if RLIMIT_NOFILE says so,
+ * keeping BC_INTAKE_FD_RESERVE descriptors for everything else), each
+ * buffering at most BC_MAX_INTAKE_BYTES before a worker reads on. */
+#define BC_MAX_INTAKE		16384
+#define BC_INTAKE_FD_RESERVE	64
+#define BC_MAX_INTAKE_BYTES	((size_t)1 << 20)
 /* A stats page read by the client's monitor, and the JSON in it. */
 #define BC_MAX_STATS_PAGE	(1024 * 1024)
 #define BC_MAX_JSON_DEPTH	32

@@ -1418,32 +1418,27 @@ miss:
 }
 
 int
-bc_job_answer_absent(const struct bc_job_conf *conf, int fd,
-    struct bc_cache_loc *rec)
+bc_job_answer_absent(const struct bc_job_conf *conf, int fd, const void *in,
+    size_t n, struct bc_cache_loc *rec)
 {
-	uint8_t in[BC_MAX_LOOKUP_PEEK];
 	struct bc_buf view, out = BC_BUF_INIT(BC_MAX_MSG + 64);
 	struct bc_request req;
 	char e[BC_ERRLEN];
-	ssize_t n;
 	int r = 0;
 
 	rec->key[0] = '\0';
-	n = recv(fd, in, sizeof(in), MSG_PEEK | MSG_DONTWAIT);
-	/* every job connection comes here: only a lookup is parsed */
-	if (n <= 0 || !BC_RQST_IS_LOOKUP(bc_proto_bolt_kind(in, (size_t)n)))
+	/* every whole request comes here: only a lookup is parsed */
+	if (n == 0 || n > BC_MAX_LOOKUP_PEEK ||
+	    !BC_RQST_IS_LOOKUP(bc_proto_bolt_kind(in, n)))
 		return 0;
-	bc_buf_view(&view, in, (size_t)n);
+	bc_buf_view(&view, in, n);
 	bc_request_init(&req);
 	if (bc_proto_parse_request(&view, NULL, &req, e) != BC_OK ||
 	    bc_buf_avail(&view) != 0 || req.proto != BC_PROTO_BOLT ||
 	    !BC_RQST_IS_LOOKUP(req.kind) || (conf->cache_dir != NULL &&
 	    bc_cache_probe(conf->cache_dir, req.key) != BC_CACHE_PROBE_ABSENT))
 		goto out;
-	/* Take the request off the socket (closing with unread bytes would
-	 * reset the connection under the reply), then answer. */
-	if (recv(fd, in, (size_t)n, MSG_DONTWAIT) != n ||
-	    write_absent(conf, &req, &out, rec, e) != BC_OK ||
+	if (write_absent(conf, &req, &out, rec, e) != BC_OK ||
 	    send(fd, bc_buf_data(&out), bc_buf_len(&out), MSG_DONTWAIT) !=
 	    (ssize_t)bc_buf_len(&out))	/* the parent ignores SIGPIPE */
 		r = -1;
@@ -1765,6 +1760,13 @@ void
 bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
     const char *peer)
 {
+	bc_job_serve_from(conf, rfd, wfd, peer, NULL, 0);
+}
+
+void
+bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
+    const char *peer, const void *pre, size_t npre)
+{
 	struct bc_request req;
 	struct bc_io io;
 	struct job j;
@@ -1811,6 +1813,8 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 
 	bc_request_init(&req);
 	bc_io_init(&io, rfd, wfd, conf->io_timeout_ms);
+	if (npre > 0)
+		bc_io_preload(&io, pre, npre);	/* the parent read these */
 	io.deadline_ms = j.t0 + (int64_t)conf->request_timeout_ms;
 	if (io.deadline_ms > j.deadline)
 		io.deadline_ms = j.deadline;

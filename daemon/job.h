@@ -73,18 +73,22 @@ int bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
  * printable label for logs.  Never exits the process. */
 void bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
     const char *peer);
+/* The same, with the first npre bytes of the connection read already
+ * (by the parent: daemon/intake.h); pre must stay valid. */
+void bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
+    const char *peer, const void *pre, size_t npre);
 
 /*
- * For the parent, on a connection just accepted (fd non-blocking): if the
- * bytes that already arrived are exactly one BOLT LOOKUP or LOCATE of a
- * key this daemon's cache cannot have (bc_cache_probe), read them, answer
- * (MISS, or LOCN from conf->locdir) and return 1 (the caller closes fd);
- * anything else is left unread for a worker: 0.  -1: the answer could not
- * be sent (close fd).  Reads at most BC_MAX_LOOKUP_PEEK bytes, never
- * blocks, never opens the cache index.  When the key's location changes,
- * rec->key is set (else it is ""): the caller records rec.
+ * For the parent, on a whole request (the n bytes at in, read from fd):
+ * if it is exactly one BOLT LOOKUP or LOCATE of a key this daemon's
+ * cache cannot have (bc_cache_probe), answer on fd (MISS, or LOCN from
+ * conf->locdir) and return 1 (the caller closes fd); anything else is
+ * for a worker: 0.  -1: the answer could not be sent (close fd).  Looks
+ * at most at BC_MAX_LOOKUP_PEEK bytes, never blocks, never opens the
+ * cache index.  When the key's location changes, rec->key is set (else
+ * it is ""): the caller records rec.
  */
 int bc_job_answer_absent(const struct bc_job_conf *conf, int fd,
-    struct bc_cache_loc *rec);
+    const void *in, size_t n, struct bc_cache_loc *rec);
 
 #endif

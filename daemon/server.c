@@ -38,6 +38,7 @@
 #include "scratch.h"
 #include "server.h"
 #include "stats.h"
+#include "intake.h"
 
 #define MAX_LISTENERS	32
 #define KEEPER_SYNC_MS 1000	/* the stats page waits for the keeper */
@@ -302,6 +303,7 @@ struct server {
 	int keeper_fd;		/* records for the cache keeper, -1 none */
 	int keeper_ack;		/* its SYNC answers (non-blocking), -1 none */
 	uint32_t keeper_seq;	/* the last SYNC sent */
+	struct bc_intake in;	/* connections until their request is whole */
 };
 
 static void
@@ -324,10 +326,18 @@ install_signals(void)
 }
 
 static void
-worker_main(struct server *s, int fd, const char *peer, int tcp)
+worker_main(struct server *s, size_t mine)
 {
+	const struct bc_intake_conn *c = &s->in.v[mine];
+	int fd = c->fd, tcp = c->tcp;
+	const char *peer = c->peer;
+	size_t k;
 	int i;
 
+	/* the other connections are the parent's, not this worker's */
+	for (k = 0; k < s->in.n; k++)
+		if (k != mine)
+			close(s->in.v[k].fd);
 	for (i = 0; i < nlisteners; i++)
 		if (listeners[i].fd >= 0)
 			close(listeners[i].fd);
@@ -348,7 +358,8 @@ worker_main(struct server *s, int fd, const char *peer, int tcp)
 	if (tcp)
 		bc_osdep_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
 		    BC_TCP_KEEPCNT, BC_TCP_USER_TIMEOUT_MS);
-	bc_job_serve(&s->jc, fd, fd, peer);
+	bc_job_serve_from(&s->jc, fd, fd, peer, bc_buf_data(&c->in),
+	    bc_buf_len(&c->in));
 	close(fd);
 	_exit(0);
 }
@@ -380,6 +391,22 @@ apply_location(struct server *s, const char *key, const char *host)
 	(void)bc_keeper_send(s->keeper_fd, &rec);
 }
 
+/* The address of a peer label ("a.b.c.d:port", "[v6]:port"), for the
+ * intake's bound per address. */
+static void
+peer_addr(const char *peer, char *out, size_t outlen)
+{
+	const char *colon = strrchr(peer, ':');
+	size_t n = colon != NULL ? (size_t)(colon - peer) : strlen(peer);
+
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, peer, n);
+	out[n] = '\0';
+}
+
+/* A connection comes in: it waits in the intake until its request is
+ * whole (intake.h), costing a descriptor and no worker. */
 static void
 accept_jobs(struct server *s, int lfd)
 {
@@ -388,18 +415,24 @@ accept_jobs(struct server *s, int lfd)
 	for (n = 0; n < 64; n++) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		char peer[NI_MAXHOST + NI_MAXSERV + 8];
-		struct bc_cache_loc rec;
-		int fd, r;
-		pid_t pid;
+		char peer[NI_MAXHOST + NI_MAXSERV + 8], addr[NI_MAXHOST + 8];
+		unsigned dropped = 0;
+		int fd;
 
 		fd = accept(lfd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0) {
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    bc_intake_drop_oldest(&s->in, "out of descriptors "
+			    "(RLIMIT_NOFILE)")) {
+				s->st.intake_dropped++;
+				continue;
+			}
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR && errno != ECONNABORTED)
 				bc_warn("accept: %s", strerror(errno));
 			return;
 		}
+		set_cloexec(fd);
 		peer_label((struct sockaddr *)&ss, sl, peer, sizeof(peer));
 		if (!bc_acl_match(&s->conf->acl, (struct sockaddr *)&ss, sl)) {
 			s->st.rej_acl++;
@@ -408,9 +441,67 @@ accept_jobs(struct server *s, int lfd)
 			continue;
 		}
 		s->st.tcp_accept++;
-		/* Most of a farm's lookups miss: answer those here, without
-		 * a worker (nothing else is read here; see job.h). */
-		if ((r = bc_job_answer_absent(&s->jc, fd, &rec)) != 0) {
+		peer_addr(peer, addr, sizeof(addr));
+		bc_intake_add(&s->in, fd, peer, addr, ss.ss_family == AF_INET ||
+		    ss.ss_family == AF_INET6, bc_now_ms(), &dropped);
+		s->st.intake_dropped += dropped;
+	}
+}
+
+/* A worker for intake entry i (its request whole): 0, or -1 if none
+ * could be started (the entry is gone then). */
+static int
+start_worker(struct server *s, size_t i)
+{
+	struct bc_intake_conn *c = &s->in.v[i];
+	char peer[BC_INTAKE_PEER_LEN];
+	pid_t pid;
+
+	snprintf(peer, sizeof(peer), "%s", c->peer);
+	pid = fork();
+	if (pid < 0) {
+		bc_error("fork: %s", strerror(errno));
+		s->st.other++;
+		bc_intake_remove(&s->in, i, 0);
+		return -1;
+	}
+	if (pid == 0)
+		worker_main(s, i);
+	bc_intake_remove(&s->in, i, 0);	/* the worker has it now */
+	if (s->nw == s->wcap) {
+		s->wcap *= 2;
+		s->w = xrealloc(s->w, (size_t)s->wcap, sizeof(*s->w));
+	}
+	s->w[s->nw].pid = pid;
+	s->w[s->nw].in_slot = 0;
+	s->w[s->nw].done = 0;
+	s->nw++;
+	bc_stats_job_begin(&s->st, (int32_t)pid, peer, bc_now_ms());
+	s->st.workers = s->nw;
+	bc_debug("worker %ld for %s", (long)pid, peer);
+	return 0;
+}
+
+/*
+ * Whole requests to workers, oldest first, while there is room for one
+ * (--jobs + --queue); the rest wait here, read, costing no worker.  Most
+ * of a farm's lookups miss: those are answered here, without a worker
+ * (see job.h).
+ */
+static void
+dispatch_ready(struct server *s)
+{
+	size_t i;
+
+	while (!s->stopping && (i = bc_intake_next_ready(&s->in)) !=
+	    (size_t)-1) {
+		struct bc_intake_conn *c = &s->in.v[i];
+		struct bc_cache_loc rec;
+		int r;
+
+		r = bc_job_answer_absent(&s->jc, c->fd, bc_buf_data(&c->in),
+		    bc_buf_len(&c->in), &rec);
+		if (r != 0) {
 			if (rec.key[0] != '\0')
 				apply_location(s, rec.key, rec.host);
 			if (r > 0) {
@@ -418,48 +509,39 @@ accept_jobs(struct server *s, int lfd)
 				s->st.lookup_fast++;
 			} else
 				s->st.other++;
-			close(fd);
+			bc_intake_remove(&s->in, i, 0);
 			continue;
 		}
-		if (active_workers(s) >= s->conf->jobs + s->conf->queue) {
-			int64_t now = bc_now_ms();
+		if (active_workers(s) >= s->conf->jobs + s->conf->queue)
+			break;
+		(void)start_worker(s, i);
+	}
+	s->st.intake_reading = s->st.intake_waiting = 0;
+	for (i = 0; i < s->in.n; i++) {
+		if (s->in.v[i].ready)
+			s->st.intake_waiting++;
+		else
+			s->st.intake_reading++;
+	}
+}
 
-			s->st.rej_overload++;
-			if (now - s->last_overload_log >= 1000) {
-				bc_warn("busy: %d workers (jobs %d + queue %d); "
-				    "refused %s (+%llu more since last "
-				    "message)", s->nw, s->conf->jobs,
-				    s->conf->queue, peer,
-				    (unsigned long long)s->overload_suppressed);
-				s->last_overload_log = now;
-				s->overload_suppressed = 0;
-			} else
-				s->overload_suppressed++;
-			close(fd);
+/* Read what the connections in the intake sent (pfd entries from k0 to
+ * n, one per connection in order); the table may shrink meanwhile, so
+ * from the last to the first. */
+static void
+intake_io(struct server *s, const struct pollfd *pfd, const size_t *pin,
+    int k0, int n)
+{
+	int64_t now = bc_now_ms();
+	int k;
+
+	for (k = n - 1; k >= k0; k--) {
+		size_t i = pin[k - k0];
+
+		if (pfd[k].revents == 0 || i >= s->in.n ||
+		    s->in.v[i].fd != pfd[k].fd)
 			continue;
-		}
-		pid = fork();
-		if (pid < 0) {
-			bc_error("fork: %s", strerror(errno));
-			s->st.other++;
-			close(fd);
-			continue;
-		}
-		if (pid == 0)
-			worker_main(s, fd, peer, ss.ss_family == AF_INET ||
-			    ss.ss_family == AF_INET6);
-		close(fd);
-		if (s->nw == s->wcap) {
-			s->wcap *= 2;
-			s->w = xrealloc(s->w, (size_t)s->wcap, sizeof(*s->w));
-		}
-		s->w[s->nw].pid = pid;
-		s->w[s->nw].in_slot = 0;
-		s->w[s->nw].done = 0;
-		s->nw++;
-		bc_stats_job_begin(&s->st, (int32_t)pid, peer, bc_now_ms());
-		s->st.workers = s->nw;
-		bc_debug("worker %ld for %s", (long)pid, peer);
+		(void)bc_intake_read(&s->in, i, now);
 	}
 }
 
@@ -973,6 +1055,10 @@ begin_stop(struct server *s, const char *why)
 	s->stopping = 1;
 	s->stop_deadline = bc_now_ms() + (int64_t)s->conf->grace_sec * 1000;
 	close_listeners();
+	if (s->in.n > 0)
+		bc_info("%s: closing %zu connection(s) whose request was not "
+		    "given to a worker", why, s->in.n);
+	bc_intake_free(&s->in);
 	for (i = 0; i < MAX_STATS_CONNS; i++)
 		stats_close(&s->sc[i]);
 	bc_info("%s: no longer accepting; waiting up to %d s for %d "
@@ -1041,6 +1127,7 @@ bc_server_run(const struct bc_server_conf *conf)
 {
 	struct server s;
 	struct pollfd *pfd;
+	size_t *pin, j;
 	int *pidx, sp[2], ep[2], i, maxfds, keeper_fd = -1;
 	char err[BC_ERRLEN];
 	int64_t last_tick;
@@ -1088,6 +1175,7 @@ bc_server_run(const struct bc_server_conf *conf)
 		bc_locdir_free(&s.locdir);
 		return 1;
 	}
+	bc_intake_init(&s.in);
 	s.wcap = conf->jobs + conf->queue + 1;
 	s.w = xcalloc((size_t)s.wcap, sizeof(*s.w));
 	bc_stats_init(&s.st, conf->jobs, conf->queue, bc_now_ms());
@@ -1095,9 +1183,10 @@ bc_server_run(const struct bc_server_conf *conf)
 	s.st.ident = &ident;
 	last_tick = bc_now_ms();
 
-	maxfds = 3 + nlisteners + MAX_STATS_CONNS;	/* + the keeper's */
+	maxfds = 4 + nlisteners + MAX_STATS_CONNS;	/* + the keeper's */
 	pfd = xcalloc((size_t)maxfds, sizeof(*pfd));
 	pidx = xcalloc((size_t)maxfds, sizeof(*pidx));
+	pin = xcalloc((size_t)maxfds, sizeof(*pin));
 	bc_info("boltccd %s: %d compile slots, queue %d, %s", PACKAGE_VERSION,
 	    conf->jobs, conf->queue, conf->stats_port ? "stats on" :
 	    "stats off");
@@ -1106,8 +1195,17 @@ bc_server_run(const struct bc_server_conf *conf)
 	sweep_scratch(&s, bc_now_ms());
 
 	while (!s.stopping || s.nw > 0) {
-		int n = 0, timeout = 1000, k, waiting = 0;
+		int n = 0, timeout = 1000, k, k0, waiting = 0;
 		int64_t now = bc_now_ms();
+
+		if ((size_t)maxfds < 4 + (size_t)nlisteners + MAX_STATS_CONNS +
+		    s.in.n) {
+			maxfds = 4 + nlisteners + MAX_STATS_CONNS +
+			    (int)s.in.cap;
+			pfd = xrealloc(pfd, (size_t)maxfds, sizeof(*pfd));
+			pidx = xrealloc(pidx, (size_t)maxfds, sizeof(*pidx));
+			pin = xrealloc(pin, (size_t)maxfds, sizeof(*pin));
+		}
 
 		pfd[n].fd = s.sig_rd;
 		pfd[n].events = POLLIN;
@@ -1153,6 +1251,15 @@ bc_server_run(const struct bc_server_conf *conf)
 			pfd[n].events = POLLIN;
 			pidx[n++] = -3;
 		}
+		k0 = n;		/* the intake's connections last, in order */
+		for (j = 0; j < s.in.n; j++) {
+			if (s.in.v[j].ready)
+				continue;
+			pfd[n].fd = s.in.v[j].fd;
+			pfd[n].events = POLLIN;
+			pin[n - k0] = j;
+			pidx[n++] = -4;
+		}
 		if (s.stopping && s.stop_deadline - now < timeout)
 			timeout = s.stop_deadline > now ?
 			    (int)(s.stop_deadline - now) : 0;
@@ -1167,6 +1274,8 @@ bc_server_run(const struct bc_server_conf *conf)
 		for (k = 0; k < n; k++) {
 			if (pfd[k].revents == 0)
 				continue;
+			if (pidx[k] == -4)
+				continue;	/* intake_io, below */
 			if (pidx[k] == -1)
 				handle_signals(&s);
 			else if (pidx[k] == -3)
@@ -1181,6 +1290,13 @@ bc_server_run(const struct bc_server_conf *conf)
 			} else if (pidx[k] >= 1000 && s.sc[pidx[k] - 1000].fd >= 0)
 				stats_io(&s, &s.sc[pidx[k] - 1000],
 				    pfd[k].revents);
+		}
+		if (!s.stopping) {
+			intake_io(&s, pfd, pin, k0, n);
+			s.st.intake_expired += bc_intake_expire(&s.in,
+			    bc_now_ms(), conf->request_timeout_sec * 1000,
+			    conf->request_timeout_sec);
+			dispatch_ready(&s);
 		}
 		now = bc_now_ms();
 		if (now - last_tick >= 1000) {
@@ -1210,9 +1326,11 @@ bc_server_run(const struct bc_server_conf *conf)
 		close(s.keeper_ack);
 	bc_locdir_free(&s.locdir);
 	bc_stats_free(&s.st);
+	bc_intake_free(&s.in);
 	free(s.w);
 	free(pfd);
 	free(pidx);
+	free(pin);
 	return 0;
 }
 

@@ -234,7 +234,8 @@ bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
 
 #define BASE_FIELDS(X) X(tcp_accept) X(rej_acl) X(rej_bad_req) \
 	X(rej_overload) X(compile_ok) X(compile_error) X(compile_timeout) \
-	X(cli_disconnect) X(other) X(hello) X(lookup_fast)
+	X(cli_disconnect) X(other) X(hello) X(lookup_fast) X(intake_dropped) \
+	X(intake_expired)
 
 void
 bc_stats_zero(struct bc_stats *st, int64_t unix_now)
@@ -605,6 +606,8 @@ bc_stats_render_json(const struct bc_stats *st,
 		    "\"dcc_compile_error\":%llu,\"dcc_compile_timeout\":%llu,"
 		    "\"dcc_cli_disconnect\":%llu,\"dcc_other\":%llu,"
 		    "\"hello\":%llu,\"lookup_fast\":%llu,"
+		    "\"connections_reading\":%d,\"requests_waiting\":%d,"
+		    "\"connections_dropped\":%llu,\"requests_expired\":%llu,"
 		    "\"dcc_longest_job\":",
 		    st->max_kids, st->queue, st->running,
 		    st->workers > st->running ? st->workers - st->running : 0,
@@ -619,7 +622,10 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)st->cli_disconnect,
 		    (unsigned long long)st->other,
 		    (unsigned long long)st->hello,
-		    (unsigned long long)st->lookup_fast);
+		    (unsigned long long)st->lookup_fast,
+		    st->intake_reading, st->intake_waiting,
+		    (unsigned long long)st->intake_dropped,
+		    (unsigned long long)st->intake_expired);
 	if (r == BC_OK)
 		r = bc_json_put_str(out, st->longest_file);
 	if (r == BC_OK)
@@ -692,6 +698,15 @@ bc_stats_render_metrics(const struct bc_stats *st,
 	    st->cli_disconnect);
 	C("other_total", "Jobs refused by policy or failed otherwise.",
 	    st->other);
+	C("connections_dropped_total", "Connections dropped before their "
+	    "request was whole: the most silent at a bound.",
+	    st->intake_dropped);
+	C("requests_expired_total", "Connections whose request was not "
+	    "whole by --request-timeout.", st->intake_expired);
+	G("connections_reading", "Connections whose request is not whole "
+	    "yet (no worker).", st->intake_reading);
+	G("requests_waiting", "Whole requests waiting for a worker.",
+	    st->intake_waiting);
 	G("jobs", "Compile slots (--jobs).", st->max_kids);
 	G("queue", "Queued connections allowed beyond --jobs (--queue).",
 	    st->queue);

@@ -118,6 +118,11 @@ struct bc_stats {
 	uint64_t other;
 	uint64_t hello;
 	uint64_t lookup_fast;	/* LOOKUP misses the parent answered (no worker) */
+	/* connections before their request is whole (intake.h) */
+	uint64_t intake_dropped;	/* silent longest at a bound */
+	uint64_t intake_expired;	/* not whole by --request-timeout */
+	int intake_reading;		/* now: request not whole yet */
+	int intake_waiting;		/* now: whole, waiting for a worker */
 	int64_t longest_ms;
 	char longest_file[128];
 	char longest_compiler[64];
@@ -150,6 +155,7 @@ struct bc_stats {
 		uint64_t tcp_accept, rej_acl, rej_bad_req, rej_overload;
 		uint64_t compile_ok, compile_error, compile_timeout;
 		uint64_t cli_disconnect, other, hello, lookup_fast;
+		uint64_t intake_dropped, intake_expired;
 	} base;
 	int64_t zeroed_at;
 	/* compiler identities (ident.h), set by the server; NULL = none */
