@@ -1159,6 +1159,7 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 	for (i = 0; i < m.nnomux; i++)
 		free(m.nomux[i]);
 	free(pfd);
+	bc_ssh_tunnels_wait(2000);	/* jump hosts' sessions, closing */
 	libssh2_exit();
 }
 
