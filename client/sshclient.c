@@ -118,6 +118,7 @@ static int
 load_config(const char *name, struct bc_sshcfg *c, char *err)
 {
 	struct bc_sshcfg_inc inc;
+	char e2[BC_ERRLEN];
 	char *dir = xasprintf("%s/.ssh", g_home);
 	char *path = xasprintf("%s/config", dir);
 	size_t i;
@@ -127,19 +128,21 @@ load_config(const char *name, struct bc_sshcfg *c, char *err)
 	memset(&inc, 0, sizeof(inc));
 	inc.home = g_home;
 	inc.dir = dir;
-	r = bc_sshcfg_read(path, &inc, name, c, err);
+	r = bc_sshcfg_read(path, &inc, name, c, e2);
 	if (r == BC_OK) {
 		inc.dir = "/etc/ssh";
 		inc.system = 1;
-		r = bc_sshcfg_read("/etc/ssh/ssh_config", &inc, name, c, err);
+		r = bc_sshcfg_read("/etc/ssh/ssh_config", &inc, name, c, e2);
 	}
 	free(path);
 	free(dir);
 	for (i = 0; i < c->notes.n; i++)
 		bc_debug("ssh config: %s", c->notes.v[i]);
-	if (r != BC_OK)
+	if (r != BC_OK) {
 		bc_sshcfg_free(c);
-	return r;
+		return bc_seterr(err, r, "ssh config: %s", e2);
+	}
+	return BC_OK;
 }
 
 static int
