@@ -136,7 +136,11 @@ tunnel_wait(const struct tunnel *tn)
 	p[0].events = (short)((!tn->fd_eof && tn->up_len < sizeof(tn->up) ?
 	    POLLIN : 0) | (tn->down_len > tn->down_off ? POLLOUT : 0));
 	p[1].fd = bc_ssh_sess_fd(tn->ss);
-	p[1].events = POLLIN;
+	/* not readable for us while the next session does not take what
+	 * we have (the window stops the jump host from sending much more);
+	 * else poll would not wait */
+	p[1].events = (short)(tn->down_len < sizeof(tn->down) ||
+	    tn->up_len > 0 ? POLLIN : 0);
 	if (libssh2_session_block_directions(s) &
 	    LIBSSH2_SESSION_BLOCK_OUTBOUND)
 		p[1].events |= POLLOUT;
