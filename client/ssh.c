@@ -379,19 +379,18 @@ authenticate(const struct bc_ssh_target *t, LIBSSH2_SESSION *s, char *err)
 
 /* --------------------------------------------------------------------- */
 
-int
-bc_ssh_sess_open(const struct bc_ssh_target *t, struct bc_ssh_sess **out,
+/* Handshake, host key check and authentication of t on the connected
+ * socket fd, which the session owns from then on (closed on failure). */
+static int
+sess_start(const struct bc_ssh_target *t, int fd, struct bc_ssh_sess **out,
     char *err)
 {
 	struct bc_ssh_sess *ss;
 	LIBSSH2_KNOWNHOSTS *kh;
 	size_t i;
-	int fd = -1, r;
+	int r;
 
 	*out = NULL;
-	r = bc_io_connect_tcp(t->hostname, t->port, t->timeout_ms, &fd, err);
-	if (r != BC_OK)
-		return r;
 	ss = xcalloc(1, sizeof(*ss));
 	ss->fd = fd;
 	ss->s = libssh2_session_init();
@@ -428,6 +427,65 @@ bc_ssh_sess_open(const struct bc_ssh_target *t, struct bc_ssh_sess **out,
 fail:
 	bc_ssh_sess_close(ss, 1);
 	return r;
+}
+
+static int
+sess_open_direct(const struct bc_ssh_target *t, struct bc_ssh_sess **out,
+    char *err)
+{
+	int fd = -1, r;
+
+	*out = NULL;
+	r = bc_io_connect_tcp(t->hostname, t->port, t->timeout_ms, &fd, err);
+	if (r != BC_OK)
+		return r;
+	return sess_start(t, fd, out, err);
+}
+
+/* Hop k (t->njumps: t itself) failed with e2: say which. */
+static int
+hop_failed(const struct bc_ssh_target *t, size_t k, int r, const char *e2,
+    char *err)
+{
+	const char *m = strncmp(e2, "ssh: ", 5) == 0 ? e2 + 5 : e2;
+
+	if (k < t->njumps)
+		return bc_seterr(err, r, "ssh: jump host %s (hop %zu of %zu to "
+		    "%s): %s", t->jumps[k].alias, k + 1, t->njumps, t->alias,
+		    m);
+	return bc_seterr(err, r, "%s (through jump host %s)", e2,
+	    t->jumps[k - 1].alias);
+}
+
+int
+bc_ssh_sess_open(const struct bc_ssh_target *t, struct bc_ssh_sess **out,
+    char *err)
+{
+	struct bc_ssh_sess *cur;
+	char e2[BC_ERRLEN];
+	size_t k;
+	int fd, r;
+
+	*out = NULL;
+	if (t->njumps == 0)
+		return sess_open_direct(t, out, err);
+	r = sess_open_direct(&t->jumps[0], &cur, e2);
+	if (r != BC_OK)
+		return hop_failed(t, 0, r, e2, err);
+	for (k = 1; k <= t->njumps; k++) {
+		const struct bc_ssh_target *next = k < t->njumps ?
+		    &t->jumps[k] : t;
+
+		/* cur belongs to the tunnel now, also on failure */
+		r = bc_ssh_tunnel(cur, t->jumps[k - 1].alias, next, &fd, err);
+		if (r != BC_OK)
+			return r;
+		r = sess_start(next, fd, &cur, e2);
+		if (r != BC_OK)
+			return hop_failed(t, k, r, e2, err);
+	}
+	*out = cur;
+	return BC_OK;
 }
 
 int

@@ -47,6 +47,11 @@ struct bc_ssh_target {
 	char *agent;		/* agent socket path, or NULL = no agent */
 	int strict;		/* enum bc_ssh_strict */
 	int timeout_ms;		/* connect / handshake step limit */
+	/* ProxyJump: the hops in the order they are reached (each reached
+	 * through the one before it, the target through the last), each
+	 * with its own settings and no command; NULL / 0 = direct. */
+	struct bc_ssh_target *jumps;
+	size_t njumps;
 };
 
 void bc_ssh_target_free(struct bc_ssh_target *t);
@@ -62,8 +67,9 @@ void bc_ssh_configure(const char *statedir);
 void bc_ssh_set_argv0(const char *argv0);
 
 /*
- * Resolve a host entry (kind BC_HOST_SSH) against ~/.ssh/config and the
- * environment.  home may be NULL (from bc_ssh_configure).
+ * Resolve a host entry (kind BC_HOST_SSH) against ~/.ssh/config (with its
+ * Includes), /etc/ssh/ssh_config and the environment, with its ProxyJump
+ * hops, each resolved the same way.  A ProxyCommand is BC_ERR_NOTSUP.
  */
 int bc_ssh_resolve(const struct bc_host *h, int timeout_ms,
     struct bc_ssh_target *t, char *err);
@@ -108,6 +114,19 @@ int bc_ssh_sess_open(const struct bc_ssh_target *t, struct bc_ssh_sess **out,
 int bc_ssh_sess_exec(struct bc_ssh_sess *s, const char *command,
     int timeout_ms, void **channel, char *err);
 void bc_ssh_sess_close(struct bc_ssh_sess *s, int polite);
+
+/*
+ * ProxyJump (sshjump.c): open a direct-tcpip channel of session via (the
+ * jump host via_label) to to->hostname:to->port and relay it, in a thread
+ * of its own, to a socket returned in *fd, on which to's session is
+ * opened as on a TCP connection.  via belongs to the relay from then on,
+ * also on failure; closing *fd ends the relay, the channel and via.
+ */
+int bc_ssh_tunnel(struct bc_ssh_sess *via, const char *via_label,
+    const struct bc_ssh_target *to, int *fd, char *err);
+/* Wait up to ms for the relays to have closed their sessions (the helper
+ * calls it after closing its sessions, before libssh2_exit). */
+void bc_ssh_tunnels_wait(int ms);
 int bc_ssh_sess_fd(const struct bc_ssh_sess *s);
 void *bc_ssh_sess_handle(const struct bc_ssh_sess *s);
 

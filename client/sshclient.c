@@ -26,6 +26,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/io.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "client/exepath.h"
@@ -87,6 +88,8 @@ bc_ssh_configure(const char *statedir)
 void
 bc_ssh_target_free(struct bc_ssh_target *t)
 {
+	size_t i;
+
 	free(t->alias);
 	free(t->hostname);
 	free(t->user);
@@ -95,29 +98,50 @@ bc_ssh_target_free(struct bc_ssh_target *t)
 	free(t->agent);
 	bc_strv_free(&t->identities);
 	bc_strv_free(&t->known_hosts);
+	for (i = 0; i < t->njumps; i++)
+		bc_ssh_target_free(&t->jumps[i]);
+	free(t->jumps);
 	memset(t, 0, sizeof(*t));
 }
 
-static int
-read_config(const char *path, const char *alias, struct bc_sshcfg *c,
-    char *err)
+static void
+target_init(struct bc_ssh_target *t)
 {
-	struct bc_buf b;
+	memset(t, 0, sizeof(*t));
+	bc_strv_init(&t->identities);
+	bc_strv_init(&t->known_hosts);
+}
+
+/* The settings for host name: the user's file (with its Includes), then
+ * the system one. */
+static int
+load_config(const char *name, struct bc_sshcfg *c, char *err)
+{
+	struct bc_sshcfg_inc inc;
 	char e2[BC_ERRLEN];
+	char *dir = xasprintf("%s/.ssh", g_home);
+	char *path = xasprintf("%s/config", dir);
+	size_t i;
 	int r;
 
-	bc_buf_init(&b, BC_SSHCONF_MAX_BYTES);
-	r = bc_read_file(path, BC_SSHCONF_MAX_BYTES, &b, e2);
-	if (r == BC_ERR_NOENT || (r != BC_OK && access(path, F_OK) != 0)) {
-		bc_buf_free(&b);
-		return BC_OK;
+	bc_sshcfg_init(c);
+	memset(&inc, 0, sizeof(inc));
+	inc.home = g_home;
+	inc.dir = dir;
+	r = bc_sshcfg_read(path, &inc, name, c, e2);
+	if (r == BC_OK) {
+		inc.dir = "/etc/ssh";
+		inc.system = 1;
+		r = bc_sshcfg_read("/etc/ssh/ssh_config", &inc, name, c, e2);
 	}
-	if (r == BC_OK)
-		r = bc_sshcfg_parse((const char *)bc_buf_data(&b),
-		    bc_buf_len(&b), alias, c, e2);
-	bc_buf_free(&b);
-	if (r != BC_OK)
-		return bc_seterr(err, r, "%s: %s", path, e2);
+	free(path);
+	free(dir);
+	for (i = 0; i < c->notes.n; i++)
+		bc_debug("ssh config: %s", c->notes.v[i]);
+	if (r != BC_OK) {
+		bc_sshcfg_free(c);
+		return bc_seterr(err, r, "ssh config: %s", e2);
+	}
 	return BC_OK;
 }
 
@@ -144,38 +168,194 @@ has_newline(const char *s)
 	return s != NULL && strpbrk(s, "\r\n") != NULL;
 }
 
+static int
+strv_has_newline(const struct bc_strv *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (has_newline(sv->v[i]))
+			return 1;
+	return 0;
+}
+
+/* Keys: boltcc's own, then the config's, else ssh's defaults; then the
+ * known-hosts files and the agent. */
+static int
+fill_auth(struct bc_ssh_target *t, const struct bc_sshcfg *c, char *err)
+{
+	static const char *const defs[] = { "id_ed25519", "id_ecdsa",
+	    "id_rsa", NULL };
+	size_t i;
+	int r;
+
+	if (g_key != NULL)
+		bc_strv_push(&t->identities, g_key);
+	r = push_expanded(&t->identities, &c->identity, t, err);
+	if (r == BC_OK && c->identity.n == 0)
+		for (i = 0; defs[i] != NULL; i++)
+			bc_strv_push_owned(&t->identities,
+			    xasprintf("%s/.ssh/%s", g_home, defs[i]));
+	if (r == BC_OK && c->known_hosts.n > 0)
+		r = push_expanded(&t->known_hosts, &c->known_hosts, t, err);
+	else if (r == BC_OK) {
+		bc_strv_push_owned(&t->known_hosts,
+		    xasprintf("%s/.ssh/known_hosts", g_home));
+		bc_strv_push_owned(&t->known_hosts,
+		    xasprintf("%s/.ssh/known_hosts2", g_home));
+	}
+	if (r == BC_OK && c->global_known_hosts.n > 0)
+		r = push_expanded(&t->known_hosts, &c->global_known_hosts, t,
+		    err);
+	else if (r == BC_OK) {
+		bc_strv_push(&t->known_hosts, "/etc/ssh/ssh_known_hosts");
+		bc_strv_push(&t->known_hosts, "/etc/ssh/ssh_known_hosts2");
+	}
+	if (r != BC_OK)
+		return r;
+	if (c->identities_only == 1 || (c->identity_agent != NULL &&
+	    strcmp(c->identity_agent, "none") == 0))
+		t->agent = NULL;
+	else if (c->identity_agent != NULL &&
+	    strcmp(c->identity_agent, "SSH_AUTH_SOCK") != 0)
+		t->agent = bc_sshcfg_expand(c->identity_agent, g_home, g_luser,
+		    t->user, t->hostname, NULL);
+	else
+		t->agent = g_agent != NULL ? xstrdup(g_agent) : NULL;
+	return BC_OK;
+}
+
+/*
+ * The connection settings of host `name` (the target or a jump host) into
+ * t, its config into c (for its proxy settings).  user and port (NULL /
+ * 0: from the config) come from the host entry or the ProxyJump hop.
+ */
+static int
+resolve_conn(const char *name, const char *user, int port, int timeout_ms,
+    struct bc_ssh_target *t, struct bc_sshcfg *c, char *err)
+{
+	int r;
+
+	target_init(t);
+	r = load_config(name, c, err);
+	if (r != BC_OK)
+		return r;
+	t->alias = xstrdup(name);
+	t->hostname = xstrdup(c->hostname != NULL ? c->hostname : name);
+	t->port = port > 0 ? port : (c->port > 0 ? c->port : 22);
+	t->user = xstrdup(user != NULL && *user != '\0' ? user :
+	    (c->user != NULL ? c->user : g_luser));
+	t->strict = c->strict < 0 ? BC_SSH_STRICT_YES : c->strict;
+	t->timeout_ms = c->connect_timeout > 0 ? c->connect_timeout * 1000 :
+	    timeout_ms;
+	if (t->timeout_ms <= 0)
+		t->timeout_ms = 4000;
+	r = fill_auth(t, c, err);
+	if (r == BC_OK && (has_newline(t->alias) || has_newline(t->hostname) ||
+	    has_newline(t->user) || has_newline(t->agent) ||
+	    strv_has_newline(&t->identities) ||
+	    strv_has_newline(&t->known_hosts)))
+		r = bc_seterr(err, BC_ERR_INVAL, "line break in an ssh value "
+		    "or path");
+	if (r != BC_OK) {
+		bc_sshcfg_free(c);
+		bc_ssh_target_free(t);
+	}
+	return r;
+}
+
+static void
+push_jump(struct bc_ssh_target *t, struct bc_ssh_target *hop)
+{
+	t->jumps = xrealloc(t->jumps, t->njumps + 1, sizeof(*t->jumps));
+	t->jumps[t->njumps++] = *hop;
+	memset(hop, 0, sizeof(*hop));
+}
+
+/*
+ * t's ProxyJump (c is t's config): each hop resolved with its own
+ * settings into t->jumps.  As ssh does (ssh -J a,b runs ssh -J a -W .. b,
+ * and ssh -W .. a), only the first hop is reached through its own
+ * config's ProxyJump, whose hops come in front; the others are reached
+ * through the hop before them.  depth bounds that recursion.
+ */
+static int
+resolve_jumps(struct bc_ssh_target *t, const struct bc_sshcfg *c,
+    int timeout_ms, int depth, char *err)
+{
+	struct bc_sshcfg_hop hops[BC_MAX_SSH_JUMPS];
+	char e2[BC_ERRLEN];
+	size_t n, i, k;
+	int r;
+
+	if (c->proxy_command != NULL &&
+	    strcasecmp(c->proxy_command, "none") != 0)
+		return bc_seterr(err, BC_ERR_NOTSUP, "ssh: %s has a ProxyCommand "
+		    "(%s), which boltcc does not support; use ProxyJump",
+		    t->alias, c->proxy_where);
+	if (c->proxy_jump == NULL)
+		return BC_OK;
+	r = bc_sshcfg_jump_parse(c->proxy_jump, hops, BC_MAX_SSH_JUMPS, &n,
+	    e2);
+	if (r != BC_OK)
+		return bc_seterr(err, r, "ssh: %s: %s", c->proxy_where, e2);
+	for (i = 0; i < n; i++) {
+		struct bc_ssh_target h;
+		struct bc_sshcfg hc;
+
+		if (depth + t->njumps >= BC_MAX_SSH_JUMPS ||
+		    strcmp(hops[i].host, t->alias) == 0)
+			return bc_seterr(err, BC_ERR_LIMIT, "ssh: the ProxyJump "
+			    "chain to %s is longer than %d hops or loops (%s, "
+			    "ProxyJump %s)", t->alias, BC_MAX_SSH_JUMPS,
+			    c->proxy_where, c->proxy_jump);
+		r = resolve_conn(hops[i].host, hops[i].user, hops[i].port,
+		    timeout_ms, &h, &hc, e2);
+		if (r == BC_OK) {
+			if (i == 0)
+				r = resolve_jumps(&h, &hc, timeout_ms,
+				    depth + 1, e2);
+			bc_sshcfg_free(&hc);
+		}
+		if (r != BC_OK) {
+			bc_ssh_target_free(&h);
+			return bc_seterr(err, r, "ssh: jump host %s of %s "
+			    "(ProxyJump at %s): %s", hops[i].host, t->alias,
+			    c->proxy_where, e2);
+		}
+		for (k = 0; k < h.njumps; k++)
+			push_jump(t, &h.jumps[k]);
+		free(h.jumps);
+		h.jumps = NULL;
+		h.njumps = 0;
+		push_jump(t, &h);
+	}
+	if (t->njumps > BC_MAX_SSH_JUMPS)
+		return bc_seterr(err, BC_ERR_LIMIT, "ssh: the ProxyJump chain to "
+		    "%s is longer than %d hops", t->alias, BC_MAX_SSH_JUMPS);
+	return BC_OK;
+}
+
 int
 bc_ssh_resolve(const struct bc_host *h, int timeout_ms,
     struct bc_ssh_target *t, char *err)
 {
 	struct bc_sshcfg c;
-	char *path;
-	size_t i;
 	int r;
 
 	user_env();
-	memset(t, 0, sizeof(*t));
-	bc_strv_init(&t->identities);
-	bc_strv_init(&t->known_hosts);
+	target_init(t);
 	if (h->kind != BC_HOST_SSH || h->name == NULL)
 		return bc_seterr(err, BC_ERR_INVAL, "not an SSH host");
-	bc_sshcfg_init(&c);
-	path = xasprintf("%s/.ssh/config", g_home);
-	r = read_config(path, h->name, &c, err);
-	free(path);
-	if (r == BC_OK)
-		r = read_config("/etc/ssh/ssh_config", h->name, &c, err);
+	r = resolve_conn(h->name, h->user, 0, timeout_ms, t, &c, err);
+	if (r != BC_OK)
+		return r;
+	r = resolve_jumps(t, &c, timeout_ms, 0, err);
+	bc_sshcfg_free(&c);
 	if (r != BC_OK) {
-		bc_sshcfg_free(&c);
+		bc_ssh_target_free(t);
 		return r;
 	}
-	for (i = 0; i < c.notes.n; i++)
-		bc_debug("ssh config: %s", c.notes.v[i]);
-	t->alias = xstrdup(h->name);
-	t->hostname = xstrdup(c.hostname != NULL ? c.hostname : h->name);
-	t->port = c.port > 0 ? c.port : 22;
-	t->user = xstrdup(h->user != NULL && *h->user != '\0' ? h->user :
-	    (c.user != NULL ? c.user : g_luser));
 	if (h->command != NULL && *h->command != '\0') {
 		t->command = xasprintf("%s --inetd", h->command);
 		t->mux_command = xasprintf("%s --mux", h->command);
@@ -183,76 +363,22 @@ bc_ssh_resolve(const struct bc_host *h, int timeout_ms,
 		t->command = xstrdup(BC_SSH_DEFAULT_COMMAND " --inetd");
 		t->mux_command = xstrdup(BC_SSH_DEFAULT_COMMAND " --mux");
 	}
-	t->strict = c.strict < 0 ? BC_SSH_STRICT_YES : c.strict;
-	t->timeout_ms = c.connect_timeout > 0 ? c.connect_timeout * 1000 :
-	    timeout_ms;
-	if (t->timeout_ms <= 0)
-		t->timeout_ms = 4000;
-	/* keys: boltcc's own, then the config's, else ssh's defaults */
-	if (g_key != NULL)
-		bc_strv_push(&t->identities, g_key);
-	r = push_expanded(&t->identities, &c.identity, t, err);
-	if (r == BC_OK && c.identity.n == 0) {
-		static const char *const defs[] = { "id_ed25519", "id_ecdsa",
-		    "id_rsa", NULL };
-
-		for (i = 0; defs[i] != NULL; i++)
-			bc_strv_push_owned(&t->identities,
-			    xasprintf("%s/.ssh/%s", g_home, defs[i]));
-	}
-	if (r == BC_OK && c.known_hosts.n > 0)
-		r = push_expanded(&t->known_hosts, &c.known_hosts, t, err);
-	else if (r == BC_OK) {
-		bc_strv_push_owned(&t->known_hosts,
-		    xasprintf("%s/.ssh/known_hosts", g_home));
-		bc_strv_push_owned(&t->known_hosts,
-		    xasprintf("%s/.ssh/known_hosts2", g_home));
-	}
-	if (r == BC_OK && c.global_known_hosts.n > 0)
-		r = push_expanded(&t->known_hosts, &c.global_known_hosts, t,
-		    err);
-	else if (r == BC_OK) {
-		bc_strv_push(&t->known_hosts, "/etc/ssh/ssh_known_hosts");
-		bc_strv_push(&t->known_hosts, "/etc/ssh/ssh_known_hosts2");
-	}
-	if (r == BC_OK) {
-		if (c.identities_only == 1 || (c.identity_agent != NULL &&
-		    strcmp(c.identity_agent, "none") == 0))
-			t->agent = NULL;
-		else if (c.identity_agent != NULL &&
-		    strcmp(c.identity_agent, "SSH_AUTH_SOCK") != 0)
-			t->agent = bc_sshcfg_expand(c.identity_agent, g_home,
-			    g_luser, t->user, t->hostname, NULL);
-		else
-			t->agent = g_agent != NULL ? xstrdup(g_agent) : NULL;
-	}
-	bc_sshcfg_free(&c);
-	if (r == BC_OK && (has_newline(t->hostname) || has_newline(t->user) ||
-	    has_newline(t->command) || has_newline(t->mux_command) ||
-	    has_newline(t->agent)))
-		r = bc_seterr(err, BC_ERR_INVAL, "line break in an ssh value");
-	for (i = 0; r == BC_OK && i < t->identities.n; i++)
-		if (has_newline(t->identities.v[i]))
-			r = bc_seterr(err, BC_ERR_INVAL, "line break in a path");
-	for (i = 0; r == BC_OK && i < t->known_hosts.n; i++)
-		if (has_newline(t->known_hosts.v[i]))
-			r = bc_seterr(err, BC_ERR_INVAL, "line break in a path");
-	if (r != BC_OK)
+	if (has_newline(t->command) || has_newline(t->mux_command)) {
 		bc_ssh_target_free(t);
-	return r;
+		return bc_seterr(err, BC_ERR_INVAL, "line break in an ssh "
+		    "value");
+	}
+	return BC_OK;
 }
 
-char *
-bc_ssh_target_encode(const struct bc_ssh_target *t)
+/* The connection lines of t, each key prefixed with pfx. */
+static void
+encode_conn(struct bc_buf *b, const struct bc_ssh_target *t, const char *pfx)
 {
-	struct bc_buf b;
-	char *s;
 	size_t i;
 
-	bc_buf_init(&b, BC_SSH_MAX_REQUEST * 4);
-#define LINE(k, v) do { char *l_ = xasprintf("%s %s\n", k, v); \
-	(void)bc_buf_put(&b, l_, strlen(l_)); free(l_); } while (0)
-	LINE("alias", t->alias);
+#define LINE(k, v) do { char *l_ = xasprintf("%s%s %s\n", pfx, k, v); \
+	(void)bc_buf_put(b, l_, strlen(l_)); free(l_); } while (0)
 	LINE("hostname", t->hostname);
 	{
 		char p[16];
@@ -265,9 +391,6 @@ bc_ssh_target_encode(const struct bc_ssh_target *t)
 		LINE("timeout", p);
 	}
 	LINE("user", t->user);
-	LINE("command", t->command);
-	if (t->mux_command != NULL)
-		LINE("mux_command", t->mux_command);
 	if (t->agent != NULL)
 		LINE("agent", t->agent);
 	for (i = 0; i < t->identities.n; i++)
@@ -275,74 +398,146 @@ bc_ssh_target_encode(const struct bc_ssh_target *t)
 	for (i = 0; i < t->known_hosts.n; i++)
 		LINE("known_hosts", t->known_hosts.v[i]);
 #undef LINE
+}
+
+/* "alias", the command lines and the connection of the target, then per
+ * jump host "jump ALIAS" and its connection as "j.KEY VALUE" lines. */
+char *
+bc_ssh_target_encode(const struct bc_ssh_target *t)
+{
+	struct bc_buf b;
+	char *s, *l;
+	size_t i;
+
+	bc_buf_init(&b, BC_SSH_MAX_REQUEST * 4);
+	l = xasprintf("alias %s\ncommand %s\n", t->alias, t->command);
+	(void)bc_buf_put(&b, l, strlen(l));
+	free(l);
+	if (t->mux_command != NULL) {
+		l = xasprintf("mux_command %s\n", t->mux_command);
+		(void)bc_buf_put(&b, l, strlen(l));
+		free(l);
+	}
+	encode_conn(&b, t, "");
+	for (i = 0; i < t->njumps; i++) {
+		l = xasprintf("jump %s\n", t->jumps[i].alias);
+		(void)bc_buf_put(&b, l, strlen(l));
+		free(l);
+		encode_conn(&b, &t->jumps[i], "j.");
+	}
 	s = xstrndup((const char *)bc_buf_data(&b), bc_buf_len(&b));
 	bc_buf_free(&b);
 	return s;
+}
+
+/* One "key value" line's connection key into t: 1 if taken (v is then
+ * owned by t or freed), 0 for an unknown key or a bad value. */
+static int
+decode_conn(struct bc_ssh_target *t, const char *k, size_t kl, char *v)
+{
+	long long x;
+
+#define KEY(s) (kl == strlen(s) && memcmp(k, s, kl) == 0)
+#define SET(f) do { free(t->f); t->f = v; } while (0)
+	if (KEY("hostname"))
+		SET(hostname);
+	else if (KEY("user"))
+		SET(user);
+	else if (KEY("agent"))
+		SET(agent);
+	else if (KEY("identity") && t->identities.n < 32)
+		bc_strv_push_owned(&t->identities, v);
+	else if (KEY("known_hosts") && t->known_hosts.n < 32)
+		bc_strv_push_owned(&t->known_hosts, v);
+	else if (KEY("port") && bc_parse_int(v, 1, 65535, &x) == BC_OK) {
+		t->port = (int)x;
+		free(v);
+	} else if (KEY("strict") && bc_parse_int(v, 0, 2, &x) == BC_OK) {
+		t->strict = (int)x;
+		free(v);
+	} else if (KEY("timeout") &&
+	    bc_parse_int(v, 1, 3600000, &x) == BC_OK) {
+		t->timeout_ms = (int)x;
+		free(v);
+	} else
+		return 0;
+#undef KEY
+#undef SET
+	return 1;
+}
+
+static void
+decode_defaults(struct bc_ssh_target *t)
+{
+	target_init(t);
+	t->port = 22;
+	t->timeout_ms = 4000;
+}
+
+static int
+decode_line(struct bc_ssh_target *t, const char *l, size_t ll)
+{
+	const char *sp = memchr(l, ' ', ll);
+	size_t kl;
+	char *v;
+
+	if (sp == NULL || memchr(l, '\0', ll) != NULL)
+		return 0;
+	kl = (size_t)(sp - l);
+	v = xstrndup(sp + 1, ll - kl - 1);
+	if (kl == 5 && memcmp(l, "alias", 5) == 0) {
+		free(t->alias);
+		t->alias = v;
+	} else if (kl == 7 && memcmp(l, "command", 7) == 0) {
+		free(t->command);
+		t->command = v;
+	} else if (kl == 11 && memcmp(l, "mux_command", 11) == 0) {
+		free(t->mux_command);
+		t->mux_command = v;
+	} else if (kl == 4 && memcmp(l, "jump", 4) == 0) {
+		struct bc_ssh_target h;
+
+		if (t->njumps >= BC_MAX_SSH_JUMPS) {
+			free(v);
+			return 0;
+		}
+		decode_defaults(&h);
+		h.alias = v;
+		push_jump(t, &h);
+	} else if (kl > 2 && memcmp(l, "j.", 2) == 0) {
+		if (t->njumps == 0 || !decode_conn(&t->jumps[t->njumps - 1],
+		    l + 2, kl - 2, v)) {
+			free(v);
+			return 0;
+		}
+	} else if (!decode_conn(t, l, kl, v)) {
+		free(v);
+		return 0;
+	}
+	return 1;
 }
 
 int
 bc_ssh_target_decode(const char *text, size_t len, struct bc_ssh_target *t,
     char *err)
 {
-	size_t pos = 0;
-	long long x;
+	size_t pos = 0, i;
 
-	memset(t, 0, sizeof(*t));
-	bc_strv_init(&t->identities);
-	bc_strv_init(&t->known_hosts);
-	t->port = 22;
-	t->timeout_ms = 4000;
+	decode_defaults(t);
 	while (pos < len) {
 		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
-		const char *sp;
 		size_t ll = nl != NULL ? (size_t)(nl - l) : len - pos;
-		char *v;
 
 		pos += ll + 1;
-		if (ll == 0)
-			continue;
-		sp = memchr(l, ' ', ll);
-		if (sp == NULL || memchr(l, '\0', ll) != NULL)
+		if (ll > 0 && !decode_line(t, l, ll))
 			goto bad;
-		v = xstrndup(sp + 1, ll - (size_t)(sp + 1 - l));
-#define KEY(k) ((size_t)(sp - l) == strlen(k) && memcmp(l, k, strlen(k)) == 0)
-#define SET(f) do { free(t->f); t->f = v; v = NULL; } while (0)
-		if (KEY("alias"))
-			SET(alias);
-		else if (KEY("hostname"))
-			SET(hostname);
-		else if (KEY("user"))
-			SET(user);
-		else if (KEY("command"))
-			SET(command);
-		else if (KEY("mux_command"))
-			SET(mux_command);
-		else if (KEY("agent"))
-			SET(agent);
-		else if (KEY("identity") && t->identities.n < 32) {
-			bc_strv_push_owned(&t->identities, v);
-			v = NULL;
-		} else if (KEY("known_hosts") && t->known_hosts.n < 32) {
-			bc_strv_push_owned(&t->known_hosts, v);
-			v = NULL;
-		} else if (KEY("port") && bc_parse_int(v, 1, 65535, &x) == BC_OK)
-			t->port = (int)x;
-		else if (KEY("strict") && bc_parse_int(v, 0, 2, &x) == BC_OK)
-			t->strict = (int)x;
-		else if (KEY("timeout") &&
-		    bc_parse_int(v, 1, 3600000, &x) == BC_OK)
-			t->timeout_ms = (int)x;
-		else {
-			free(v);
-			goto bad;
-		}
-#undef KEY
-#undef SET
-		free(v);
 	}
 	if (t->alias == NULL || t->hostname == NULL || t->user == NULL ||
 	    t->command == NULL)
 		goto bad;
+	for (i = 0; i < t->njumps; i++)
+		if (t->jumps[i].hostname == NULL || t->jumps[i].user == NULL)
+			goto bad;
 	return BC_OK;
 bad:
 	bc_ssh_target_free(t);

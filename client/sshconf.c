@@ -3,12 +3,17 @@
  */
 #include "config.h"
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/buf.h"
 #include "common/err.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "client/sshconf.h"
 
@@ -30,6 +35,9 @@ bc_sshcfg_free(struct bc_sshcfg *c)
 	free(c->hostname);
 	free(c->user);
 	free(c->identity_agent);
+	free(c->proxy_jump);
+	free(c->proxy_command);
+	free(c->proxy_where);
 	bc_strv_free(&c->identity);
 	bc_strv_free(&c->known_hosts);
 	bc_strv_free(&c->global_known_hosts);
@@ -166,25 +174,162 @@ parse_bool(const char *v)
 	return -1;
 }
 
-/* One keyword line inside an active block. */
+static void
+add_note(struct bc_sshcfg *c, char *msg)
+{
+	if (c->notes.n < 16)
+		bc_strv_push_owned(&c->notes, msg);
+	else
+		free(msg);
+}
+
+/* One hop: [ssh://][user@]host[:port], host possibly [bracketed]. */
 static int
-apply(struct bc_sshcfg *c, char **w, int n, int lineno, char *err)
+jump_hop(const char *v, size_t len, struct bc_sshcfg_hop *h, char *err)
+{
+	char buf[600];
+	char *host, *at, *port = NULL, *p;
+	long long x;
+
+	memset(h, 0, sizeof(*h));
+	if (len >= 6 && strncasecmp(v, "ssh://", 6) == 0) {
+		v += 6;
+		len -= 6;
+		if (len > 0 && v[len - 1] == '/')
+			len--;
+	}
+	if (len == 0 || len >= sizeof(buf))
+		return bc_seterr(err, BC_ERR_INVAL, "empty or too long hop");
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	host = buf;
+	at = strrchr(buf, '@');
+	if (at != NULL) {
+		*at = '\0';
+		if (at == buf || strlen(buf) >= sizeof(h->user))
+			return bc_seterr(err, BC_ERR_INVAL, "bad user in %s",
+			    buf);
+		snprintf(h->user, sizeof(h->user), "%s", buf);
+		host = at + 1;
+	}
+	if (host[0] == '[') {
+		p = strchr(host, ']');
+		if (p == NULL || (p[1] != '\0' && p[1] != ':'))
+			return bc_seterr(err, BC_ERR_INVAL, "bad [host] in %s",
+			    host);
+		*p = '\0';
+		if (p[1] == ':')
+			port = p + 2;
+		host++;
+	} else if ((p = strchr(host, ':')) != NULL) {
+		*p = '\0';
+		port = p + 1;
+	}
+	if (port != NULL) {
+		if (bc_parse_int(port, 1, 65535, &x) != BC_OK)
+			return bc_seterr(err, BC_ERR_INVAL, "bad port %s",
+			    port);
+		h->port = (int)x;
+	}
+	if (host[0] == '\0' || host[0] == '-' ||
+	    strlen(host) >= sizeof(h->host))
+		return bc_seterr(err, BC_ERR_INVAL, "bad host name %s", host);
+	for (p = host; *p != '\0'; p++)
+		if ((unsigned char)*p <= ' ' || *p == '/' || *p == '@' ||
+		    *p == '%' || *p == '"' || *p == '\'' || *p == '\\' ||
+		    (unsigned char)*p == 0x7f)
+			return bc_seterr(err, BC_ERR_INVAL, "bad character in "
+			    "host name %s", host);
+	for (p = h->user; *p != '\0'; p++)
+		if ((unsigned char)*p <= ' ' || *p == '/' || *p == ':' ||
+		    (unsigned char)*p == 0x7f)
+			return bc_seterr(err, BC_ERR_INVAL, "bad character in "
+			    "user name %s", h->user);
+	memmove(h->host, host, strlen(host) + 1);
+	return BC_OK;
+}
+
+int
+bc_sshcfg_jump_parse(const char *v, struct bc_sshcfg_hop *hops, size_t max,
+    size_t *n, char *err)
+{
+	char e[BC_ERRLEN];
+
+	*n = 0;
+	if (strcasecmp(v, "none") == 0)
+		return BC_OK;
+	for (;;) {
+		size_t len = strcspn(v, ",");
+
+		if (*n >= max)
+			return bc_seterr(err, BC_ERR_LIMIT, "ProxyJump: more "
+			    "than %zu hops", max);
+		if (jump_hop(v, len, &hops[*n], e) != BC_OK)
+			return bc_seterr(err, BC_ERR_INVAL, "bad ProxyJump "
+			    "value (%s): want [user@]host[:port][,...]", e);
+		(*n)++;
+		if (v[len] == '\0')
+			return BC_OK;
+		v += len + 1;
+	}
+}
+
+/* ProxyJump / ProxyCommand: they compete, the first one seen wins. */
+static int
+apply_proxy(struct bc_sshcfg *c, char **w, int n, const char *where,
+    char *err)
+{
+	struct bc_sshcfg_hop hops[BC_MAX_SSH_JUMPS];
+	char e[BC_ERRLEN];
+	size_t nh;
+	int i;
+
+	if (strcasecmp(w[0], "ProxyJump") == 0) {
+		if (n != 2)
+			return bc_seterr(err, BC_ERR_INVAL, "%s: ProxyJump takes "
+			    "one value ([user@]host[:port][,...])", where);
+		if (bc_sshcfg_jump_parse(w[1], hops, BC_MAX_SSH_JUMPS, &nh, e)
+		    != BC_OK)
+			return bc_seterr(err, BC_ERR_INVAL, "%s: %s", where, e);
+		if (c->proxy_jump == NULL && c->proxy_command == NULL) {
+			c->proxy_jump = xstrdup(w[1]);
+			c->proxy_where = xstrdup(where);
+		}
+		return BC_OK;
+	}
+	if (c->proxy_jump != NULL || c->proxy_command != NULL)
+		return BC_OK;
+	{
+		struct bc_strv sv = BC_STRV_INIT;
+
+		for (i = 1; i < n; i++)
+			bc_strv_push(&sv, w[i]);
+		c->proxy_command = bc_strv_join(&sv);
+		bc_strv_free(&sv);
+	}
+	c->proxy_where = xstrdup(where);
+	return BC_OK;
+}
+
+/* One keyword line inside an active block; where is "file:line". */
+static int
+apply(struct bc_sshcfg *c, char **w, int n, const char *where, char *err)
 {
 	const char *k = w[0];
 	long long x;
 	int i;
 
 	if (n < 2)
-		return bc_seterr(err, BC_ERR_INVAL,
-		    "ssh config line %d: %s needs a value", lineno, k);
+		return bc_seterr(err, BC_ERR_INVAL, "%s: %s needs a value",
+		    where, k);
 	if (strcasecmp(k, "HostName") == 0)
 		set_str(&c->hostname, w[1]);
 	else if (strcasecmp(k, "User") == 0)
 		set_str(&c->user, w[1]);
 	else if (strcasecmp(k, "Port") == 0) {
 		if (bc_parse_int(w[1], 1, 65535, &x) != BC_OK)
-			return bc_seterr(err, BC_ERR_INVAL,
-			    "ssh config line %d: bad port", lineno);
+			return bc_seterr(err, BC_ERR_INVAL, "%s: bad port",
+			    where);
 		if (c->port == 0)
 			c->port = (int)x;
 	} else if (strcasecmp(k, "IdentityFile") == 0) {
@@ -203,7 +348,7 @@ apply(struct bc_sshcfg *c, char **w, int n, int lineno, char *err)
 
 		if (b < 0)
 			return bc_seterr(err, BC_ERR_INVAL,
-			    "ssh config line %d: IdentitiesOnly yes|no", lineno);
+			    "%s: IdentitiesOnly yes|no", where);
 		if (c->identities_only < 0)
 			c->identities_only = b;
 	} else if (strcasecmp(k, "IdentityAgent") == 0) {
@@ -218,96 +363,304 @@ apply(struct bc_sshcfg *c, char **w, int n, int lineno, char *err)
 		else if (strcasecmp(w[1], "accept-new") == 0)
 			s = BC_SSH_STRICT_ACCEPT_NEW;
 		else
-			return bc_seterr(err, BC_ERR_INVAL, "ssh config line %d: "
-			    "bad StrictHostKeyChecking value", lineno);
+			return bc_seterr(err, BC_ERR_INVAL, "%s: "
+			    "bad StrictHostKeyChecking value", where);
 		if (c->strict < 0)
 			c->strict = s;
 	} else if (strcasecmp(k, "ConnectTimeout") == 0) {
 		if (bc_parse_int(w[1], 0, 3600, &x) != BC_OK)
 			return bc_seterr(err, BC_ERR_INVAL,
-			    "ssh config line %d: bad ConnectTimeout", lineno);
+			    "%s: bad ConnectTimeout", where);
 		if (c->connect_timeout == 0)
 			c->connect_timeout = (int)x;
+	} else if (strcasecmp(k, "ProxyJump") == 0 ||
+	    strcasecmp(k, "ProxyCommand") == 0)
+		return apply_proxy(c, w, n, where, err);
+	return BC_OK;
+}
+
+/* --------------------------------------------------------------------- */
+/* files and Include */
+
+struct pstate {
+	const struct bc_sshcfg_inc *inc;	/* NULL: Include not read */
+	const char *host;
+	struct bc_sshcfg *c;
+};
+
+static int parse_text(struct pstate *ps, const char *text, size_t len,
+    const char *name, int depth, char *err);
+
+/* Owned by the user or root and writable by nobody else, as ssh wants
+ * (it refuses such a file: "Bad owner or permissions"). */
+static int
+check_perm(const char *path, char *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return BC_OK;	/* read_file says what is wrong */
+	if ((st.st_uid != 0 && st.st_uid != getuid()) ||
+	    (st.st_mode & 022) != 0)
+		return bc_seterr(err, BC_ERR_DENIED, "%s: bad owner or "
+		    "permissions (writable by another user; ssh refuses it "
+		    "too)", path);
+	return BC_OK;
+}
+
+/* One file at depth (0: a top-level one).  Missing: nothing to do. */
+static int
+read_file(struct pstate *ps, const char *path, const char *from, int depth,
+    char *err)
+{
+	struct bc_buf b;
+	struct stat st;
+	char e2[BC_ERRLEN];
+	int r;
+
+	if (depth > BC_MAX_SSH_INCLUDE_DEPTH)
+		return bc_seterr(err, BC_ERR_LIMIT, "%s: Include of %s nested "
+		    "more than %d deep (does a file include itself?)", from,
+		    path, BC_MAX_SSH_INCLUDE_DEPTH);
+	if (stat(path, &st) != 0)
+		return BC_OK;
+	if (S_ISDIR(st.st_mode)) {
+		add_note(ps->c, xasprintf("%s: %s is a directory; not read",
+		    from, path));
+		return BC_OK;
+	}
+	if (++ps->c->files > BC_MAX_SSH_INCLUDE_FILES)
+		return bc_seterr(err, BC_ERR_LIMIT, "%s: more than %d ssh "
+		    "config files to read (Include)", from,
+		    BC_MAX_SSH_INCLUDE_FILES);
+	if ((depth > 0 || (ps->inc != NULL && !ps->inc->system)) &&
+	    (r = check_perm(path, err)) != BC_OK)
+		return r;
+	bc_buf_init(&b, BC_SSHCONF_MAX_BYTES);
+	r = bc_read_file(path, BC_SSHCONF_MAX_BYTES, &b, e2);
+	if (r == BC_ERR_NOENT) {
+		bc_buf_free(&b);
+		return BC_OK;
+	}
+	if (r != BC_OK) {
+		bc_buf_free(&b);
+		return bc_seterr(err, r, "%s: %s", from, e2);
+	}
+	r = parse_text(ps, (const char *)bc_buf_data(&b), bc_buf_len(&b),
+	    path, depth, err);
+	bc_buf_free(&b);
+	return r;
+}
+
+/* The fuzz target's sandbox: under inc->jail and no "..". */
+static int
+in_jail(const char *jail, const char *path)
+{
+	size_t n = strlen(jail);
+
+	return strncmp(path, jail, n) == 0 && path[n] == '/' &&
+	    strstr(path, "..") == NULL;
+}
+
+/* One Include argument: a path or glob pattern. */
+static int
+include_one(struct pstate *ps, const char *arg, const char *where,
+    int depth, char *err)
+{
+	const struct bc_sshcfg_inc *inc = ps->inc;
+	char path[4096];
+	glob_t g;
+	size_t i;
+	int k, r;
+
+	if (arg[0] == '~') {
+		if (inc->system)
+			return bc_seterr(err, BC_ERR_INVAL, "%s: Include %s: "
+			    "~ is not allowed in the system file", where, arg);
+		if (arg[1] != '/' && arg[1] != '\0')
+			return bc_seterr(err, BC_ERR_INVAL, "%s: Include %s: "
+			    "only ~/ is supported, not ~user", where, arg);
+		k = snprintf(path, sizeof(path), "%s%s", inc->home, arg + 1);
+	} else if (arg[0] != '/')
+		k = snprintf(path, sizeof(path), "%s/%s", inc->dir, arg);
+	else
+		k = snprintf(path, sizeof(path), "%s", arg);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return bc_seterr(err, BC_ERR_LIMIT, "%s: Include path too "
+		    "long", where);
+	if (inc->jail != NULL && !in_jail(inc->jail, path)) {
+		add_note(ps->c, xasprintf("%s: Include %s is outside %s; not "
+		    "read", where, path, inc->jail));
+		return BC_OK;
+	}
+	memset(&g, 0, sizeof(g));
+	r = glob(path, 0, NULL, &g);
+	if (r == GLOB_NOMATCH) {
+		globfree(&g);
+		return BC_OK;	/* as ssh: no file is no error */
+	}
+	if (r != 0) {
+		globfree(&g);
+		return bc_seterr(err, BC_ERR_IO, "%s: Include %s: glob failed",
+		    where, path);
+	}
+	r = BC_OK;
+	for (i = 0; i < g.gl_pathc && r == BC_OK; i++)
+		r = read_file(ps, g.gl_pathv[i], where, depth + 1, err);
+	globfree(&g);
+	return r;
+}
+
+static int
+include_line(struct pstate *ps, char **w, int n, const char *where,
+    int depth, char *err)
+{
+	int i, r;
+
+	if (n < 2)
+		return bc_seterr(err, BC_ERR_INVAL, "%s: Include needs a path",
+		    where);
+	if (ps->inc == NULL || ps->inc->home == NULL) {
+		add_note(ps->c, xasprintf("%s: Include not read (no files "
+		    "here)", where));
+		return BC_OK;
+	}
+	for (i = 1; i < n; i++) {
+		r = include_one(ps, w[i], where, depth, err);
+		if (r != BC_OK)
+			return r;
 	}
 	return BC_OK;
+}
+
+/* A Host line: the block applies if a pattern matches and no negated
+ * one does. */
+static int
+host_line(const struct pstate *ps, char **w, int n, const char *where,
+    int *active, char *err)
+{
+	int pos_hit = 0, neg_hit = 0, i;
+
+	if (n < 2)
+		return bc_seterr(err, BC_ERR_INVAL, "%s: Host needs a "
+		    "pattern", where);
+	for (i = 1; i < n; i++) {
+		const char *p = w[i];
+
+		if (p[0] == '!') {
+			if (bc_sshcfg_match_list(p + 1, ps->host))
+				neg_hit = 1;
+		} else if (bc_sshcfg_match_list(p, ps->host))
+			pos_hit = 1;
+	}
+	*active = pos_hit && !neg_hit;
+	return BC_OK;
+}
+
+static int
+conf_line(struct pstate *ps, char **w, int n, const char *where, int depth,
+    int *active, char *err)
+{
+	if (strcasecmp(w[0], "Host") == 0)
+		return host_line(ps, w, n, where, active, err);
+	if (strcasecmp(w[0], "Match") == 0) {
+		add_note(ps->c, xasprintf("%s: Match blocks are not "
+		    "supported; skipped", where));
+		*active = 0;
+		return BC_OK;
+	}
+	if (!*active)
+		return BC_OK;
+	if (strcasecmp(w[0], "Include") == 0)
+		return include_line(ps, w, n, where, depth, err);
+	return apply(ps->c, w, n, where, err);
+}
+
+/* Copy line number lineno starting at *pos into line. */
+static int
+next_line(const char *text, size_t len, size_t *pos, char *line,
+    const char *where, char *err)
+{
+	size_t e = *pos, ll;
+
+	while (e < len && text[e] != '\n')
+		e++;
+	ll = e - *pos;
+	if (ll > BC_SSHCONF_MAX_LINE)
+		return bc_seterr(err, BC_ERR_LIMIT, "%s: line too long",
+		    where);
+	if (memchr(text + *pos, '\0', ll) != NULL)
+		return bc_seterr(err, BC_ERR_INVAL, "%s: NUL byte", where);
+	memcpy(line, text + *pos, ll);
+	line[ll] = '\0';
+	*pos = e < len ? e + 1 : e;
+	if (ll > 0 && line[ll - 1] == '\r')
+		line[ll - 1] = '\0';
+	return BC_OK;
+}
+
+static int
+parse_text(struct pstate *ps, const char *text, size_t len, const char *name,
+    int depth, char *err)
+{
+	char line[BC_SSHCONF_MAX_LINE + 1];
+	char *w[BC_SSHCONF_MAX_ARGS];
+	char where[300];
+	size_t pos = 0;
+	int lineno = 0, active = 1, n, r;
+
+	if (len > BC_SSHCONF_MAX_BYTES)
+		return bc_seterr(err, BC_ERR_LIMIT, "%s: over %d bytes", name,
+		    BC_SSHCONF_MAX_BYTES);
+	while (pos < len) {
+		snprintf(where, sizeof(where), "%.280s:%d", name, ++lineno);
+		r = next_line(text, len, &pos, line, where, err);
+		if (r != BC_OK)
+			return r;
+		n = split_words(line, w, BC_SSHCONF_MAX_ARGS);
+		if (n < 0)
+			return bc_seterr(err, BC_ERR_INVAL, "%s: unterminated "
+			    "quote or too many words", where);
+		if (n == 0)
+			continue;
+		r = conf_line(ps, w, n, where, depth, &active, err);
+		if (r != BC_OK)
+			return r;
+	}
+	return BC_OK;
+}
+
+int
+bc_sshcfg_parse_named(const char *text, size_t len, const char *name,
+    const struct bc_sshcfg_inc *inc, const char *host, struct bc_sshcfg *c,
+    char *err)
+{
+	struct pstate ps;
+
+	ps.inc = inc;
+	ps.host = host;
+	ps.c = c;
+	return parse_text(&ps, text, len, name, 0, err);
 }
 
 int
 bc_sshcfg_parse(const char *text, size_t len, const char *host,
     struct bc_sshcfg *c, char *err)
 {
-	char line[BC_SSHCONF_MAX_LINE + 1];
-	char *w[BC_SSHCONF_MAX_ARGS];
-	size_t pos = 0;
-	int lineno = 0, active = 1, n, i;
+	return bc_sshcfg_parse_named(text, len, "ssh config", NULL, host, c,
+	    err);
+}
 
-	if (len > BC_SSHCONF_MAX_BYTES)
-		return bc_seterr(err, BC_ERR_LIMIT, "ssh config over %d bytes",
-		    BC_SSHCONF_MAX_BYTES);
-	while (pos < len) {
-		size_t e = pos, ll;
+int
+bc_sshcfg_read(const char *path, const struct bc_sshcfg_inc *inc,
+    const char *host, struct bc_sshcfg *c, char *err)
+{
+	struct pstate ps;
 
-		while (e < len && text[e] != '\n')
-			e++;
-		ll = e - pos;
-		lineno++;
-		if (ll > BC_SSHCONF_MAX_LINE)
-			return bc_seterr(err, BC_ERR_LIMIT,
-			    "ssh config line %d is too long", lineno);
-		if (memchr(text + pos, '\0', ll) != NULL)
-			return bc_seterr(err, BC_ERR_INVAL,
-			    "ssh config line %d: NUL byte", lineno);
-		memcpy(line, text + pos, ll);
-		line[ll] = '\0';
-		pos = e < len ? e + 1 : e;
-		if (ll > 0 && line[ll - 1] == '\r')
-			line[ll - 1] = '\0';
-		n = split_words(line, w, BC_SSHCONF_MAX_ARGS);
-		if (n < 0)
-			return bc_seterr(err, BC_ERR_INVAL, "ssh config line %d: "
-			    "unterminated quote or too many words", lineno);
-		if (n == 0)
-			continue;
-		if (strcasecmp(w[0], "Host") == 0) {
-			int pos_hit = 0, neg_hit = 0;
-
-			if (n < 2)
-				return bc_seterr(err, BC_ERR_INVAL,
-				    "ssh config line %d: Host needs a pattern",
-				    lineno);
-			for (i = 1; i < n; i++) {
-				const char *p = w[i];
-
-				if (p[0] == '!') {
-					if (bc_sshcfg_match_list(p + 1, host))
-						neg_hit = 1;
-				} else if (bc_sshcfg_match_list(p, host))
-					pos_hit = 1;
-			}
-			active = pos_hit && !neg_hit;
-			continue;
-		}
-		if (strcasecmp(w[0], "Match") == 0) {
-			if (c->notes.n < 16)
-				bc_strv_push_owned(&c->notes, xasprintf(
-				    "line %d: Match blocks are not supported; "
-				    "skipped", lineno));
-			active = 0;
-			continue;
-		}
-		if (!active)
-			continue;
-		if (strcasecmp(w[0], "Include") == 0) {
-			if (c->notes.n < 16)
-				bc_strv_push_owned(&c->notes, xasprintf(
-				    "line %d: Include is not supported; "
-				    "ignored", lineno));
-			continue;
-		}
-		if (apply(c, w, n, lineno, err) != BC_OK)
-			return BC_ERR_INVAL;
-	}
-	return BC_OK;
+	ps.inc = inc;
+	ps.host = host;
+	ps.c = c;
+	return read_file(&ps, path, path, 0, err);
 }
 
 char *

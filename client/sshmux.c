@@ -905,8 +905,10 @@ conn_start(struct mux *m, struct mconn *c, int64_t now)
 			s->ss = ss;
 			s->key = xstrdup(key);
 			m->s[m->ns++] = s;
-			bc_debug("ssh helper: new session to %s@%s:%d (%zu open)",
-			    t.user, t.hostname, t.port, m->ns);
+			bc_debug("ssh helper: new session to %s@%s:%d%s%s (%zu "
+			    "open)", t.user, t.hostname, t.port, t.njumps > 0 ?
+			    " via jump host " : "", t.njumps > 0 ?
+			    t.jumps[t.njumps - 1].alias : "", m->ns);
 		} else
 			bc_debug("ssh helper: reusing a session to %s@%s:%d",
 			    t.user, t.hostname, t.port);
@@ -1159,6 +1161,7 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 	for (i = 0; i < m.nnomux; i++)
 		free(m.nomux[i]);
 	free(pfd);
+	bc_ssh_tunnels_wait(2000);	/* jump hosts' sessions, closing */
 	libssh2_exit();
 }
 

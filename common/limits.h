@@ -73,4 +73,9 @@
 #define BC_MAX_HOSTS		1024		/* entries in a host list */
 #define BC_MAX_HOSTLIST_LEN	(256 * 1024)	/* bytes of host list text */
 
+/* ~/.ssh/config (client/sshconf.c) and SSH hosts (client/ssh.c). */
+#define BC_MAX_SSH_INCLUDE_DEPTH 16	/* nested Include (OpenSSH: 16) */
+#define BC_MAX_SSH_INCLUDE_FILES 256	/* files read to resolve one host */
+#define BC_MAX_SSH_JUMPS	8	/* ProxyJump hops in front of a host */
+
 #endif

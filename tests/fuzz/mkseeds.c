@@ -724,6 +724,18 @@ seeds_sshconfig(void)
 	    "Match host build-1.lan\n  User other\n"
 	    "Include ~/.ssh/config.d/*\n\tIdentitiesOnly yes\r\n");
 
+	/* Include: the files fuzz_sshconfig.c puts in its sandbox */
+	put_text("sshconfig", "include",
+	    "Include a.conf d/*.conf ~/.ssh/missing-*\n"
+	    "Host build-1.lan other\n"
+	    "  Include \"d/1.conf\" /etc/passwd ../x\n"
+	    "Host nomatch\n  Include self.conf\n"
+	    "Host *\n  User last\n");
+	put_text("sshconfig", "include-self", "Host *\n  Include self.conf\n");
+	put_text("sshconfig", "proxyjump",
+	    "Host build-*\n  ProxyJump alice@bastion:2222,ssh://b2,[::1]:22\n"
+	    "  ProxyCommand ssh -W %h:%p x\nHost *\n  ProxyJump none\n");
+
 	/* the helper's request (bc_ssh_target_encode's key value lines) */
 	put_text("sshconfig", "helper-target",
 	    "alias build-1.lan\nhostname 10.0.0.1\nport 2222\nstrict 1\n"
@@ -731,6 +743,13 @@ seeds_sshconfig(void)
 	    "agent /run/user/1000/ssh-agent.sock\n"
 	    "identity /home/u/.ssh/id_ed25519\n"
 	    "known_hosts /home/u/.ssh/known_hosts\n");
+	put_text("sshconfig", "helper-target-jump",
+	    "alias farm\ncommand boltccd --inetd\nmux_command boltccd --mux\n"
+	    "hostname 10.0.0.1\nport 22\nstrict 0\ntimeout 4000\n"
+	    "user builder\nidentity /home/u/.ssh/id_ed25519\n"
+	    "jump bastion\nj.hostname 192.0.2.1\nj.port 2022\nj.strict 2\n"
+	    "j.timeout 4000\nj.user jumper\nj.known_hosts /home/u/kh\n"
+	    "jump hop2\nj.hostname hop2\nj.user u\n");
 }
 
 /* --- fuzz_deps: .d files ------------------------------------------------- */

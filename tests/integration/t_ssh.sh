@@ -7,6 +7,19 @@
 #  * session reuse: one SSH session serves many jobs, also when the remote
 #    command ends a while after its reply (sshd's log counts
 #    the logins), the helper exits when idle;
+#  * ~/.ssh/config Include: a host found only through an included file
+#    (a relative glob, resolved against ~/.ssh);
+#  * ProxyJump: a second sshd on another 127.0.0.1 port is the jump host
+#    (its own host key, known_hosts file and Host block).  Both sshds are
+#    on this machine, so the target is as reachable directly as through
+#    the jump; what proves the jump is used is the jump sshd's own log
+#    (LogLevel DEBUG1): per new session, a login there and a direct-tcpip
+#    request naming the target's port.  The jump sshd allows tunnels only
+#    to the target's and its own port (PermitOpen), so a target at another
+#    port fails with a message naming the jump host.  A chain of two (the
+#    jump sshd reached through itself), the jump host's key unknown, the
+#    target's key wrong behind the jump, and a ProxyCommand host (not
+#    supported) fall back with messages naming the hop;
 #  * refusals: a wrong user key, a host key that does not match
 #    known_hosts, an unknown host key (message names host and SHA256
 #    fingerprint), a missing remote command (named, with its exit status),
@@ -248,6 +261,128 @@ refused "@farm-unknown:$D" "unknown host key" \
 	"host key of farm-unknown.*is not known: ssh-ed25519 $FP"
 refused "@farm:$T/no/such/boltccd" "missing remote command" \
 	"remote command \`$T/no/such/boltccd --inetd\` could not be run.*exit 127"
+
+log "--- ~/.ssh/config Include: a host found through an included file"
+mkdir -p "$H/.ssh/conf.d"
+cat >"$H/.ssh/conf.d/40-farm-inc.conf" <<EOF
+Host farm-inc
+  HostName 127.0.0.1
+  Port $SPORT
+  User $ME
+  IdentityFile $H/.ssh/id_farm
+  UserKnownHostsFile $H/.ssh/known_hosts_farm
+EOF
+# (after the last Host block: inside it, the Include would only apply to
+# its hosts, as in ssh)
+printf 'Host *\n  Include conf.d/*.conf\n' >>"$H/.ssh/config"
+BOLTCC_DIR=$(new_client_dir)
+ssh_same "host from an Included file" "@farm-inc:$D" -O2 -g0
+
+log "--- ProxyJump through a second sshd (the jump host)"
+J="$T/jump"
+mkdir -p "$J"
+ssh-keygen -q -t ed25519 -N '' -C jumpkey -f "$J/host_ed25519" || die "jump key"
+set -- $(freeports 2)
+JPORT=$1; NOPORT=$2
+cat >"$J/sshd_config" <<EOF
+Port $JPORT
+ListenAddress 127.0.0.1
+HostKey $J/host_ed25519
+AuthorizedKeysFile $S/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PidFile $J/sshd.pid
+LogLevel DEBUG1
+MaxStartups 200:30:400
+AllowTcpForwarding yes
+PermitOpen 127.0.0.1:$SPORT 127.0.0.1:$JPORT
+EOF
+"$SSHD" -D -e -f "$J/sshd_config" >"$T/jump.log" 2>&1 &
+_PIDS="$_PIDS $!"
+_i=0
+while ! grep -q "Server listening" "$T/jump.log" 2>/dev/null; do
+	_i=$((_i + 1))
+	[ $_i -gt 50 ] && { cat "$T/jump.log"; die "the jump sshd did not start"; }
+	sleep 0.1
+done
+printf '[127.0.0.1]:%s %s\n' "$JPORT" "$(cut -d' ' -f1,2 "$J/host_ed25519.pub")" \
+	>"$H/.ssh/known_hosts_jump"
+JFP=$(ssh-keygen -lf "$J/host_ed25519.pub" | cut -d' ' -f2)
+# the jump hosts' and the jumped targets' blocks, in an included file too
+cat >"$H/.ssh/conf.d/50-jump.conf" <<EOF
+Host bastion bastion2 bastion-unknown
+  HostName 127.0.0.1
+  Port $JPORT
+  User $ME
+  IdentityFile $H/.ssh/id_farm
+Host bastion-unknown
+  UserKnownHostsFile $H/.ssh/known_hosts_empty
+Host bastion bastion2
+  UserKnownHostsFile $H/.ssh/known_hosts_jump
+Host farm-jumped farm-chain farm-jbadkh farm-junknown
+  HostName 127.0.0.1
+  Port $SPORT
+Host farm-jumped
+  ProxyJump bastion
+Host farm-chain
+  ProxyJump bastion,bastion2
+Host farm-jbadkh
+  ProxyJump bastion
+  UserKnownHostsFile $H/.ssh/known_hosts_fake
+Host farm-junknown
+  ProxyJump bastion-unknown
+Host farm-denied
+  HostName 127.0.0.1
+  Port $NOPORT
+  ProxyJump bastion
+Host farm-pc
+  HostName 127.0.0.1
+  Port $SPORT
+  ProxyCommand nc %h %p
+Host farm-*
+  User $ME
+  IdentityFile $H/.ssh/id_farm
+  UserKnownHostsFile $H/.ssh/known_hosts_farm
+EOF
+jlogins() { grep -c "Accepted publickey" "$T/jump.log"; }
+# tunnels the jump sshd was asked for to 127.0.0.1:PORT
+# (sshd -e ends its debug lines with CR LF)
+jtunnels() { tr -d "\r" <"$T/jump.log" | grep -c "server_request_direct_tcpip: originator .*, target 127.0.0.1 port $1\$"; }
+BOLTCC_DIR=$(new_client_dir)
+L0=$(logins); JL0=$(jlogins); JT0=$(jtunnels "$SPORT")
+ssh_same "ProxyJump, job 1" "@farm-jumped:$D" -O2 -g0
+ssh_same "ProxyJump, job 2" "@farm-jumped:$D" -O1 -g0
+ssh_same "ProxyJump pump" "@farm-jumped:$D,cpp,lzo" -O2 -g0
+L1=$(logins); JL1=$(jlogins); JT1=$(jtunnels "$SPORT")
+check "ProxyJump: the jump sshd logged one login ($((JL1 - JL0)))" [ $((JL1 - JL0)) = 1 ]
+check "ProxyJump: the jump sshd opened one tunnel to the target's port ($((JT1 - JT0)))" \
+	[ $((JT1 - JT0)) = 1 ]
+check "ProxyJump: one login on the target, session reused ($((L1 - L0)))" [ $((L1 - L0)) = 1 ]
+check "ProxyJump: the helper logged the tunnel" \
+	grep -q "tunnel bastion -> 127.0.0.1:$SPORT open" "$T/helper.log"
+
+log "--- ProxyJump chain of two (bastion,bastion2: the jump sshd through itself)"
+BOLTCC_DIR=$(new_client_dir)
+L0=$(logins); JL0=$(jlogins); JT0=$(jtunnels "$SPORT"); JJ0=$(jtunnels "$JPORT")
+ssh_same "ProxyJump chain" "@farm-chain:$D,bolt" -O2 -g0
+L1=$(logins); JL1=$(jlogins); JT1=$(jtunnels "$SPORT"); JJ1=$(jtunnels "$JPORT")
+[ $((JL1 - JL0)) = 2 ] && [ $((JJ1 - JJ0)) = 1 ] && [ $((JT1 - JT0)) = 1 ] && [ $((L1 - L0)) = 1 ]
+check "ProxyJump chain: 2 jump logins ($((JL1 - JL0))), a tunnel to the jump port ($((JJ1 - JJ0))) and one to the target ($((JT1 - JT0))), 1 target login ($((L1 - L0)))" [ $? -eq 0 ]
+
+log "--- ProxyJump failures name the hop"
+refused "@farm-junknown:$D" "ProxyJump, jump host key unknown" \
+	"jump host bastion-unknown (hop 1 of 1 to farm-junknown): host key of bastion-unknown (\[127.0.0.1\]:$JPORT) is not known: ssh-ed25519 $JFP"
+refused "@farm-jbadkh:$D" "ProxyJump, target host key mismatch" \
+	"HOST KEY MISMATCH for farm-jbadkh.*ssh-ed25519 key $FP.*(through jump host bastion)"
+refused "@farm-denied:$D" "ProxyJump, tunnel refused by the jump host" \
+	"jump host bastion cannot open a connection to 127.0.0.1:$NOPORT (for farm-denied)"
+check "ProxyJump, tunnel refused: the jump sshd denied it" \
+	grep -q "to connect to host 127.0.0.1 port $NOPORT, but the request was denied" "$T/jump.log"
+refused "@farm-pc:$D" "ProxyCommand (not supported)" \
+	"farm-pc has a ProxyCommand (.*50-jump.conf:[0-9]*), which boltcc does not support; use ProxyJump"
 
 log "--- allowlist under ssh (also with --enable-tcp-insecure)"
 cat >"$T/bin/evil-cc" <<'EOF'
