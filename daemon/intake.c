@@ -230,10 +230,15 @@ bc_intake_read(struct bc_intake *t, size_t i, int64_t now)
 			break;
 		if (k < 0 && errno == EINTR)
 			continue;
-		/* closed (or failed) before its request was whole */
-		bc_debug("client %s: gone after %zu bytes, before a whole "
-		    "request (%s)", c->peer, bc_buf_len(&c->in), k == 0 ?
-		    "closed" : strerror(errno));
+		/* closed (or failed: a link cut, keepalive) before its
+		 * request was whole */
+		if (k == 0)
+			bc_debug("client %s: closed after %zu bytes, before a "
+			    "whole request", c->peer, bc_buf_len(&c->in));
+		else
+			bc_info("client %s: gone after %zu bytes, before a "
+			    "whole request: %s", c->peer, bc_buf_len(&c->in),
+			    strerror(errno));
 		bc_intake_remove(t, i, 0);
 		return -1;
 	}

@@ -351,13 +351,7 @@ worker_main(struct server *s, size_t mine)
 	if (s->keeper_ack >= 0)
 		close(s->keeper_ack);
 	set_nonblock(fd, 0);
-	/* A client whose machine or link went away stops answering: the
-	 * worker's read or write fails within seconds (keepalive, and
-	 * unacknowledged data), not after --io-timeout, and its slot is
-	 * free again (tests/cluster/t_liveness.sh). */
-	if (tcp)
-		bc_osdep_tcp_liveness(fd, BC_TCP_KEEPIDLE_S, BC_TCP_KEEPINTVL_S,
-		    BC_TCP_KEEPCNT, BC_TCP_USER_TIMEOUT_MS);
+	(void)tcp;	/* keepalive was set at accept (accept_jobs) */
 	bc_job_serve_from(&s->jc, fd, fd, peer, bc_buf_data(&c->in),
 	    bc_buf_len(&c->in));
 	close(fd);
@@ -441,6 +435,15 @@ accept_jobs(struct server *s, int lfd)
 			continue;
 		}
 		s->st.tcp_accept++;
+		/* A client whose machine or link went away stops answering:
+		 * reading its request (here) or its reply (the worker) fails
+		 * within seconds (keepalive, and unacknowledged data), not
+		 * after --request-timeout or --io-timeout
+		 * (tests/cluster/t_liveness.sh). */
+		if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
+			bc_osdep_tcp_liveness(fd, BC_TCP_KEEPIDLE_S,
+			    BC_TCP_KEEPINTVL_S, BC_TCP_KEEPCNT,
+			    BC_TCP_USER_TIMEOUT_MS);
 		peer_addr(peer, addr, sizeof(addr));
 		bc_intake_add(&s->in, fd, peer, addr, ss.ss_family == AF_INET ||
 		    ss.ss_family == AF_INET6, bc_now_ms(), &dropped);

@@ -648,7 +648,8 @@ class Cluster:
                 "s.sendall(b'GET %s HTTP/1.0\\r\\n\\r\\n')\n"
                 "b=b''\n"
                 "while True:\n c=s.recv(65536)\n if not c: break\n b+=c\n"
-                "sys.stdout.buffer.write(b.split(b'\\r\\n\\r\\n',1)[-1])\n"
+                "h=b.find(b'\\n\\n')\n"
+                "sys.stdout.buffer.write(b[h+2:] if h>=0 else b)\n"
                 % (h["addr"], self.stats_port, path))
         r = self.run_client([sys.executable, "-c", code],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
