@@ -4,13 +4,14 @@
  * rewritten so the compile reads them there while the object, the .d
  * file and diagnostics name the client's paths, and the .d fixed up.
  *
- * Tree rules: NAME must be absolute, without "." or ".." components, at
- * most BC_MAX_PATH_LEN bytes; parent directories are created one by one
- * with O_NOFOLLOW, so nothing is ever written through a link; an existing
- * entry is never replaced.  LINK targets: absolute ones are taken under
- * the root (as distccd does) and must not contain ".."; relative ones must
- * stay inside the root, except distcc's system-directory link for NAME
- * /a/b: exactly "../" x (20 + slashes in NAME) + "a/b".
+ * Tree rules (common/pumpname.h, doc/pump.md "What the daemon refuses"):
+ * every entry is checked before the file system is touched (canonical
+ * absolute NAME, checked LINK target, no name twice, nothing below a file
+ * or a link); parent directories are created one by one with O_NOFOLLOW,
+ * so nothing is ever written through a link; an existing entry is never
+ * replaced.  Absolute link targets are taken under the root (as distccd
+ * does); distcc's system-directory link is made only to a directory of
+ * this host.
  */
 #ifndef BC_PUMP_H
 #define BC_PUMP_H
