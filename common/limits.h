@@ -23,6 +23,15 @@
 #define BC_MAX_NFIL		20000		/* pump: file entries in one job */
 #define BC_MAX_FILE		((size_t)64 << 20)	/* pump: one shipped file */
 #define BC_MAX_JOB_BYTES	((size_t)1 << 30)	/* pump: all files of a job */
+/* Pump: the names of a job's tree (common/pumpname.h, doc/pump.md). */
+#define BC_MAX_PATH_COMPONENT	255		/* one component of a NAME or
+						 * LINK target (NAME_MAX) */
+#define BC_MAX_PATH_DEPTH	128		/* components of a NAME */
+#define BC_MAX_PUMP_NODES	262144		/* names and their directories
+						 * in one job's tree */
+#define BC_MAX_LINK_HOPS	40		/* links met while following a
+						 * LINK through the tree (the
+						 * kernel's own limit) */
 
 /* Reply (daemon -> client). */
 #define BC_MAX_OBJECT		((size_t)1 << 30)	/* DOTO */

@@ -12,6 +12,7 @@
 #include "common/proto.h"
 #include "common/packet.h"
 #include "common/proto3x.h"
+#include "common/pumpname.h"
 #include "common/wire.h"
 
 #define PUMPX_ZSTD_LEVEL 1	/* client CPU is what pump mode saves */
@@ -352,6 +353,33 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 	bc_buf_free(&body);
 	if (r != BC_OK)
 		bc_pumpx_manifest_free(m);
+	return r;
+}
+
+int
+bc_pumpx_manifest_check(const struct bc_pumpx_manifest *m, const char *cwd,
+    char *err)
+{
+	struct bc_pump_names names;
+	size_t i;
+	int r = BC_OK;
+
+	bc_pump_names_init(&names);
+	for (i = 0; i < m->n && r == BC_OK; i++) {
+		const struct bc_pumpx_ent *e = &m->v[i];
+		enum bc_pump_kind k = e->kind == BC_PUMPX_FILE ? BC_PUMP_FILE :
+		    e->kind == BC_PUMPX_LINK ? BC_PUMP_LINK : BC_PUMP_DIR;
+
+		r = bc_pump_names_add(&names, e->name, strlen(e->name), k,
+		    e->target, e->target != NULL ? strlen(e->target) : 0, NULL,
+		    err);
+	}
+	if (r == BC_OK && cwd != NULL)
+		r = bc_pump_names_add(&names, cwd, strlen(cwd),
+		    BC_PUMP_DIR_IMPLIED, NULL, 0, NULL, err);
+	if (r == BC_OK)
+		r = bc_pump_names_resolve(&names, err);
+	bc_pump_names_free(&names);
 	return r;
 }
 

@@ -79,6 +79,12 @@ int bc_pumpx_read_reply(struct bc_io *io, struct bc_reply *rep, int want_dia,
 int bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
     const struct bc_proto3_limits *lim, struct bc_pumpx_manifest *m,
     char *err);
+/* Daemon: every name of a manifest and cwd (CDIR) checked together, as
+ * the tree will be built (common/pumpname.h: names, link targets,
+ * duplicates, a file where a directory is, links through the tree).
+ * BC_OK, or an error with err naming the problem and the name. */
+int bc_pumpx_manifest_check(const struct bc_pumpx_manifest *m,
+    const char *cwd, char *err);
 int bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
     char *err);
 /* Daemon: one FILE body into plain (reset first). */

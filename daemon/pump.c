@@ -22,13 +22,12 @@
 #include "pump.h"
 #include "scratch.h"
 
-#define SYSDIR_UPS 20
-
 int
 bc_pump_tree_open(struct bc_pump_tree *t, const char *root, char *why)
 {
 	memset(t, 0, sizeof(*t));
 	t->rootfd = -1;
+	bc_pump_names_init(&t->names);
 	if (mkdir(root, 0700) != 0)
 		return bc_seterr(why, BC_ERR_IO, "mkdir %s: %s", root,
 		    strerror(errno));
@@ -45,6 +44,7 @@ bc_pump_tree_close(struct bc_pump_tree *t)
 {
 	if (t->rootfd >= 0)
 		close(t->rootfd);
+	bc_pump_names_free(&t->names);
 	free(t->root);
 	memset(t, 0, sizeof(*t));
 	t->rootfd = -1;
@@ -139,46 +139,28 @@ walk(struct bc_pump_tree *t, struct bc_strv *comps, size_t n, char *why)
 	return fd;
 }
 
-int
-bc_pump_is_sysdir_link(const char *name, const char *target)
-{
-	size_t slashes = 0, ups, i;
-	const char *p;
-
-	if (name[0] != '/' || name[1] == '\0')
-		return 0;
-	for (p = name; *p != '\0'; p++)
-		if (*p == '/')
-			slashes++;
-	ups = SYSDIR_UPS + slashes;
-	for (i = 0; i < ups; i++)
-		if (strncmp(target + 3 * i, "../", 3) != 0)
-			return 0;
-	return strcmp(target + 3 * ups, name + 1) == 0;
-}
-
-/* A relative link target, seen from the link's directory (depth comps
- * below the root), must not climb above the root. */
+/*
+ * distcc's system-directory link for name: 1 to make it, 0 to leave it
+ * out (no such directory here: the compile finds nothing there either
+ * way, and no dangling link is left for a write to follow), -1 with why
+ * set when name is something else than a directory on this host.
+ */
 static int
-rel_target_inside(const char *target, size_t depth)
+sysdir_wanted(const char *name, char *why)
 {
-	const char *p = target, *c;
-	long d = (long)depth;
+	struct stat st;
+	char e[256];
 
-	while (*p != '\0') {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		for (c = p; *c != '\0' && *c != '/'; c++)
-			;
-		if (c - p == 2 && p[0] == '.' && p[1] == '.') {
-			if (--d < 0)
-				return 0;
-		} else if (!(c - p == 1 && p[0] == '.')) {
-			d++;
-		}
-		p = c;
+	esc(name, e, sizeof(e));
+	if (stat(name, &st) != 0) {
+		bc_debug("system-directory LINK '%s': %s here, not made", e,
+		    strerror(errno));
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		bc_seterr(why, BC_ERR_DENIED, "system-directory LINK '%s' "
+		    "names a file on this host, not a directory", e);
+		return -1;
 	}
 	return 1;
 }
@@ -190,8 +172,16 @@ bc_pump_tree_add(void *ctx, const char *name, int is_link,
 	struct bc_pump_tree *t = ctx;
 	struct bc_strv comps = BC_STRV_INIT;
 	char *buf = NULL, *target = NULL, e[256];
+	enum bc_pump_kind kind;
 	int dfd = -1, fd, r = BC_OK;
 
+	/* every check first (common/pumpname.h), then the file system */
+	if ((r = bc_pump_names_add(&t->names, name, strlen(name),
+	    is_link ? BC_PUMP_LINK : BC_PUMP_FILE, (const char *)data, len,
+	    &kind, why)) != BC_OK)
+		return r;
+	if (kind == BC_PUMP_SYSLINK && (r = sysdir_wanted(name, why)) <= 0)
+		return r < 0 ? BC_ERR_DENIED : BC_OK;
 	if ((r = split_name(name, &buf, &comps, why)) != BC_OK)
 		goto out;
 	if ((dfd = walk(t, &comps, comps.n - 1, why)) < 0) {
@@ -224,29 +214,10 @@ bc_pump_tree_add(void *ctx, const char *name, int is_link,
 		t->nfiles++;
 		goto out;
 	}
-	target = xstrndup((const char *)data, len);
-	esc(target, e, sizeof(e));
-	if (target[0] == '\0') {
-		r = bc_seterr(why, BC_ERR_DENIED, "empty LINK target");
-		goto out;
-	}
-	if (target[0] == '/') {
-		char *full;
-
-		if (!rel_target_inside(target + 1, 0)) {
-			r = bc_seterr(why, BC_ERR_DENIED,
-			    "absolute LINK '%s' escapes the root", e);
-			goto out;
-		}
-		full = xasprintf("%s%s", t->root, target);
-		free(target);
-		target = full;
-	} else if (!bc_pump_is_sysdir_link(name, target) &&
-	    !rel_target_inside(target, comps.n - 1)) {
-		r = bc_seterr(why, BC_ERR_DENIED,
-		    "relative LINK '%s' escapes the root", e);
-		goto out;
-	}
+	/* the target was checked: an absolute one goes under the root */
+	target = data[0] == '/' && kind == BC_PUMP_LINK ?
+	    xasprintf("%s%.*s", t->root, (int)len, (const char *)data) :
+	    xstrndup((const char *)data, len);
 	if (symlinkat(target, dfd, comps.v[comps.n - 1]) != 0) {
 		esc(name, e, sizeof(e));
 		r = bc_seterr(why, BC_ERR_DENIED, "cannot link '%s': %s", e,
@@ -263,13 +234,18 @@ out:
 	return r;
 }
 
-int
-bc_pump_tree_mkdir(struct bc_pump_tree *t, const char *dir, char *why)
+/* mkdir -p of dir (recorded as kind) under the root. */
+static int
+tree_dir(struct bc_pump_tree *t, const char *dir, enum bc_pump_kind kind,
+    char *why)
 {
 	struct bc_strv comps = BC_STRV_INIT;
 	char *buf = NULL;
 	int fd, r;
 
+	if ((r = bc_pump_names_add(&t->names, dir, strlen(dir), kind, NULL, 0,
+	    NULL, why)) != BC_OK)
+		return r;
 	if (strcmp(dir, "/") == 0)
 		return BC_OK;
 	if ((r = split_name(dir, &buf, &comps, why)) != BC_OK) {
@@ -283,6 +259,24 @@ bc_pump_tree_mkdir(struct bc_pump_tree *t, const char *dir, char *why)
 		return BC_ERR_DENIED;
 	close(fd);
 	return BC_OK;
+}
+
+int
+bc_pump_tree_mkdir(struct bc_pump_tree *t, const char *dir, char *why)
+{
+	return tree_dir(t, dir, BC_PUMP_DIR_IMPLIED, why);
+}
+
+int
+bc_pump_tree_dirm(struct bc_pump_tree *t, const char *dir, char *why)
+{
+	return tree_dir(t, dir, BC_PUMP_DIR, why);
+}
+
+int
+bc_pump_tree_finish(struct bc_pump_tree *t, char *why)
+{
+	return bc_pump_names_resolve(&t->names, why);
 }
 
 void
@@ -642,6 +636,8 @@ bc_pump_receive(struct bc_io *io, const struct bc_request *req, char **dir,
 	r = bc_proto3_read_files(io, NULL, NULL, bc_pump_tree_add, &t, why);
 	if (r == BC_OK)
 		r = bc_pump_tree_mkdir(&t, req->cwd, why);
+	if (r == BC_OK)
+		r = bc_pump_tree_finish(&t, why);
 	if (r == BC_OK)
 		bc_debug("pump tree: %zu files, %zu links", t.nfiles, t.nlinks);
 	bc_pump_tree_close(&t);

@@ -4,13 +4,14 @@
  * rewritten so the compile reads them there while the object, the .d
  * file and diagnostics name the client's paths, and the .d fixed up.
  *
- * Tree rules: NAME must be absolute, without "." or ".." components, at
- * most BC_MAX_PATH_LEN bytes; parent directories are created one by one
- * with O_NOFOLLOW, so nothing is ever written through a link; an existing
- * entry is never replaced.  LINK targets: absolute ones are taken under
- * the root (as distccd does) and must not contain ".."; relative ones must
- * stay inside the root, except distcc's system-directory link for NAME
- * /a/b: exactly "../" x (20 + slashes in NAME) + "a/b".
+ * Tree rules (common/pumpname.h, doc/pump.md "What the daemon refuses"):
+ * every entry is checked before the file system is touched (canonical
+ * absolute NAME, checked LINK target, no name twice, nothing below a file
+ * or a link); parent directories are created one by one with O_NOFOLLOW,
+ * so nothing is ever written through a link; an existing entry is never
+ * replaced.  Absolute link targets are taken under the root (as distccd
+ * does); distcc's system-directory link is made only to a directory of
+ * this host.
  */
 #ifndef BC_PUMP_H
 #define BC_PUMP_H
@@ -21,6 +22,7 @@
 #include "common/buf.h"
 #include "common/io.h"
 #include "common/proto.h"
+#include "common/pumpname.h"
 #include "common/util.h"
 #include "job.h"
 
@@ -28,6 +30,7 @@ struct bc_pump_tree {
 	char *root;		/* absolute, no trailing slash */
 	int rootfd;
 	size_t nfiles, nlinks;
+	struct bc_pump_names names;	/* every entry so far, checked */
 };
 
 /* Create root (must not exist) and open it. */
@@ -36,10 +39,14 @@ void bc_pump_tree_close(struct bc_pump_tree *t);
 /* bc_proto3_entry_fn: ctx is the tree. */
 int bc_pump_tree_add(void *ctx, const char *name, int is_link,
     const uint8_t *data, size_t len, char *why);
-/* mkdir -p of a client directory inside the tree (for CDIR). */
+/* mkdir -p of a client directory inside the tree (for CDIR: it may be
+ * there already, as a directory). */
 int bc_pump_tree_mkdir(struct bc_pump_tree *t, const char *dir, char *why);
-/* 1 if target is distcc's system-directory link for name. */
-int bc_pump_is_sysdir_link(const char *name, const char *target);
+/* The same for a BOLT DIRM entry (an entry: named once). */
+int bc_pump_tree_dirm(struct bc_pump_tree *t, const char *dir, char *why);
+/* After the last entry and CDIR: every LINK followed through the tree
+ * (bc_pump_names_resolve).  BC_OK or an error with why. */
+int bc_pump_tree_finish(struct bc_pump_tree *t, char *why);
 
 struct bc_pump_plan {
 	struct bc_strv argv;	/* what runs (argv[0] = name0) */

@@ -160,9 +160,16 @@ bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
     struct bc_pumpx_manifest *m, char *why)
 {
 	memset(m, 0, sizeof(*m));
+	int r;
+
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
-	return bc_pumpx_read_manifest(io, NULL, NULL, m, why);
+	if ((r = bc_pumpx_read_manifest(io, NULL, NULL, m, why)) != BC_OK)
+		return r;
+	/* refused here, before its key is looked up or a file asked for */
+	if ((r = bc_pumpx_manifest_check(m, req->cwd, why)) != BC_OK)
+		bc_pumpx_manifest_free(m);
+	return r;
 }
 
 /* An entry the key takes by its mapped digest: a header map by name. */
@@ -324,7 +331,7 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 			    (const uint8_t *)e->target, strlen(e->target), why);
 			break;
 		case BC_PUMPX_DIR:
-			r = bc_pump_tree_mkdir(&t, e->name, why);
+			r = bc_pump_tree_dirm(&t, e->name, why);
 			break;
 		default:
 			bc_buf_reset(&data);
@@ -389,6 +396,8 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 	}
 	if (r == BC_OK)
 		r = bc_pump_tree_mkdir(&t, req->cwd, why);
+	if (r == BC_OK)
+		r = bc_pump_tree_finish(&t, why);
 	if (r == BC_OK) {
 		bc_debug("bolt pump tree: %zu entries, %zu files from the "
 		    "store, %zu received", m.n, held, nneed);

@@ -1,6 +1,7 @@
 /*
  * fuzz_pumpx.c - the BOLT pump manifest and a FILE body on arbitrary
- * bytes (daemon side of common/proto3x.h).
+ * bytes (daemon side of common/proto3x.h), and the manifest's names
+ * checked as the daemon does (common/pumpname.h).
  */
 #include "config.h"
 
@@ -23,8 +24,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bc_proto3_limits_default(&lim);
 	lim.max_file = 1 << 20;
 	bc_buf_view(&in, data, size);
-	if (bc_pumpx_read_manifest(NULL, &in, &lim, &m, NULL) == 0)
+	if (bc_pumpx_read_manifest(NULL, &in, &lim, &m, NULL) == 0) {
+		(void)bc_pumpx_manifest_check(&m, "/src", NULL);
 		bc_pumpx_manifest_free(&m);
+	}
 	bc_buf_init(&plain, lim.max_file);
 	(void)bc_pumpx_read_body(NULL, &in, &lim, &plain, NULL);
 	bc_buf_free(&plain);

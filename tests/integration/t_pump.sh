@@ -163,7 +163,7 @@ p3 hostile "$T/hostile"
 # where an escape would write: what is there now (a machine may have a
 # /tmp/x of its own), to compare with afterwards
 ESCAPES="/x /tmp/x /pwned /tmp/pwned /etc/pwned"
-snap() { ls -ld --full-time $ESCAPES 2>/dev/null; ls -la --full-time /tmp/x 2>/dev/null; }
+snap() { ls -ld --full-time $ESCAPES 2>/dev/null; ls -lA --full-time /tmp/x 2>/dev/null; }
 snap >"$T/escapes.before"
 for f in "$T"/hostile/*.bin; do
 	k=$(basename "$f" .bin)

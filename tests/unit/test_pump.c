@@ -96,6 +96,7 @@ START_TEST(test_tree_good)
 	free(p);
 	ck_assert_uint_eq(tree.nfiles, 2);
 	ck_assert_uint_eq(tree.nlinks, 3);
+	ck_assert_int_eq(bc_pump_tree_finish(&tree, NULL), BC_OK);
 }
 END_TEST
 
@@ -130,6 +131,18 @@ START_TEST(test_tree_hostile)
 	ck_assert_int_eq(add_file("/f", "a"), BC_OK);
 	ck_assert_int_eq(add_file("/f", "b"), BC_ERR_DENIED);
 	ck_assert_int_eq(add_file("/f/x", "b"), BC_ERR_DENIED);
+	/* distcc's system-directory link: to a directory of this host only;
+	 * to a file refused, to nothing left out (no dangling link) */
+	ck_assert_int_eq(add_link("/etc/passwd", "../../../../../../../../../"
+	    "../../../../../../../../../../../../etc/passwd"), BC_ERR_DENIED);
+	ck_assert_int_eq(add_link("/no-such-dir-here", "../../../../../../../"
+	    "../../../../../../../../../../../../../../no-such-dir-here"),
+	    BC_OK);
+	ck_assert(!exists_under("/no-such-dir-here"));
+	ck_assert_int_eq(add_file("/no-such-dir-here/x", "a"), BC_ERR_DENIED);
+	/* a chain of links out of the tree */
+	ck_assert_int_eq(add_link("/q/up", ".."), BC_OK);
+	ck_assert_int_eq(add_link("/q/out", "up/../../etc"), BC_ERR_DENIED);
 	ck_assert_int_ne(access(outside, F_OK), 0);
 	ck_assert_int_ne(access("/pwned", F_OK), 0);
 	free(outside);
