@@ -771,17 +771,26 @@ draw(const struct bc_farm *farm, int interactive)
 	return r;
 }
 
-/* Wait up to ms for a key; 1 when it was q (or the input closed). */
+/* Wait up to ms for a key: 1 when it was q.  Without a keyboard (stdin
+ * at its end: /dev/null, a closed pipe) it only waits; Ctrl-C stops. */
+static int mon_keys = 1;
+
 static int
 wait_key(int ms)
 {
 	struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
 	char c;
 
+	if (!mon_keys) {
+		(void)poll(NULL, 0, ms);
+		return 0;
+	}
 	if (poll(&p, 1, ms) <= 0)
 		return 0;
-	if (read(STDIN_FILENO, &c, 1) != 1)
-		return 1;
+	if (read(STDIN_FILENO, &c, 1) != 1) {
+		mon_keys = 0;
+		return 0;
+	}
 	return c == 'q' || c == 'Q';
 }
 
