@@ -79,10 +79,16 @@ io_wait(struct bc_io *io, int fd, short events, const char *what, char *err)
 		now = bc_now_ms();
 		wait = -1;
 		by_deadline = 0;
-		if (io->io_timeout_ms > 0)
+		/* an idle limit that ran out is 0 here, not -1 ("none"): poll
+		 * overshoots by a millisecond, and a deadline must not then
+		 * take the idle limit's place */
+		if (io->io_timeout_ms > 0) {
 			wait = io->io_timeout_ms - (now - start);
-		if (io->deadline_ms > 0 &&
-		    (wait < 0 || io->deadline_ms - now < wait)) {
+			if (wait < 0)
+				wait = 0;
+		}
+		if (io->deadline_ms > 0 && (io->io_timeout_ms <= 0 ||
+		    io->deadline_ms - now < wait)) {
 			wait = io->deadline_ms - now;
 			by_deadline = 1;
 		}

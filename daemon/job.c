@@ -1895,6 +1895,13 @@ bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
 	 * pipe or a file, EOF may just be a half-close after the request:
 	 * finish the job (bounded by its deadline) and reply. */
 	j.watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
+	/* The compiler must not hold the client's connection: a worker
+	 * killed with its daemon (SIGKILL to the process group) would leave
+	 * the client waiting for the end of an orphaned compile instead of
+	 * seeing the connection close (the compiler has its own process
+	 * group and survives).  Its stdin/out/err are set up anew anyway. */
+	(void)fcntl(rfd, F_SETFD, FD_CLOEXEC);
+	(void)fcntl(wfd, F_SETFD, FD_CLOEXEC);
 	j.t0 = bc_now_ms();
 	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
 	bc_job_limit_name(BC_LIMIT_REQUEST, conf->request_timeout_ms,
