@@ -2,7 +2,8 @@
  * job.h - one client connection in a worker process: read the request
  * with deadlines, check it against the policy, rewrite the argv to the
  * job's private temp dir, take a compile slot, run the compiler (no
- * shell, own process group, deadline, killed if the client hangs up),
+ * shell, own process group, deadline, killed if the client's connection
+ * fails; a half-close after the request is the end of its sending),
  * reply, clean up, report to the parent.
  */
 #ifndef BC_JOB_H
