@@ -36,6 +36,8 @@ bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms)
 	io->bytes_out = 0;
 	io->beat_timeout_ms = 0;
 	io->beats = 0;
+	io->idle_name = NULL;
+	io->deadline_name = NULL;
 	io->rpos = 0;
 	io->rlen = 0;
 	io->pre = NULL;
@@ -118,10 +120,16 @@ io_wait(struct bc_io *io, int fd, short events, const char *what, char *err)
 		now = bc_now_ms();
 		wait = -1;
 		by_deadline = 0;
-		if (io->io_timeout_ms > 0)
+		/* an idle limit that ran out is 0 here, not -1 ("none"): poll
+		 * overshoots by a millisecond, and a deadline must not then
+		 * take the idle limit's place */
+		if (io->io_timeout_ms > 0) {
 			wait = io->io_timeout_ms - (now - start);
-		if (io->deadline_ms > 0 &&
-		    (wait < 0 || io->deadline_ms - now < wait)) {
+			if (wait < 0)
+				wait = 0;
+		}
+		if (io->deadline_ms > 0 && (io->io_timeout_ms <= 0 ||
+		    io->deadline_ms - now < wait)) {
 			wait = io->deadline_ms - now;
 			by_deadline = 1;
 		}
@@ -144,11 +152,23 @@ io_wait(struct bc_io *io, int fd, short events, const char *what, char *err)
 		/* n == 0: loop recomputes and detects expiry. */
 	}
 timeout:
+	return bc_io_timeout_err(io, by_deadline, what, err);
+}
+
+int
+bc_io_timeout_err(const struct bc_io *io, int by_deadline, const char *what,
+    char *err)
+{
+	unsigned long long in = io->bytes_in, out = io->bytes_out;
+
 	if (by_deadline)
-		return bc_seterr(err, BC_ERR_TIMEOUT, "whole-job deadline "
-		    "passed while %s", what);
-	return bc_seterr(err, BC_ERR_TIMEOUT, "idle timeout (%d ms without "
-	    "progress) while %s", io->io_timeout_ms, what);
+		return bc_seterr(err, BC_ERR_TIMEOUT, "%s passed while %s "
+		    "(%llu bytes received, %llu sent)", io->deadline_name !=
+		    NULL ? io->deadline_name : "whole-job deadline", what, in,
+		    out);
+	return bc_seterr(err, BC_ERR_TIMEOUT, "%s: no progress for %d ms "
+	    "while %s (%llu bytes received, %llu sent)", io->idle_name != NULL ?
+	    io->idle_name : "idle timeout", io->io_timeout_ms, what, in, out);
 }
 
 int

@@ -28,6 +28,11 @@ struct bc_io {
 	 * io_timeout_ms to this (0 = leave it) */
 	int beat_timeout_ms;
 	uint32_t beats;		/* BEATs skipped by bc_io_read_hdr_beat */
+	/* how a timeout's message names the two limits (NULL: "idle
+	 * timeout", "whole-job deadline"), e.g. "--io-timeout 60 s";
+	 * static strings or the caller's, alive as long as io */
+	const char *idle_name;
+	const char *deadline_name;
 	/* read-ahead: bytes read from rfd and not yet consumed, so that a
 	 * message of many small packets costs a read, not a read (and a
 	 * poll) per packet; rfd is then not read by anyone else */
@@ -44,6 +49,15 @@ struct bc_io {
 #define BC_MAX_BEATS 1000000
 
 void bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms);
+
+/*
+ * The message of a timeout (pure, unit-tested): which limit ended the
+ * wait (io->deadline_name when by_deadline, else io->idle_name and
+ * io_timeout_ms), while doing what, and how many bytes had moved.
+ * Always returns BC_ERR_TIMEOUT.
+ */
+int bc_io_timeout_err(const struct bc_io *io, int by_deadline,
+    const char *what, char *err);
 
 /* Monotonic clock in milliseconds. */
 int64_t bc_now_ms(void);

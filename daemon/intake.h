@@ -62,9 +62,15 @@ int bc_intake_drop_oldest(struct bc_intake *t, const char *why);
  */
 int bc_intake_read(struct bc_intake *t, size_t i, int64_t now);
 
-/* Drop the connections not whole after timeout_ms: their count. */
-unsigned bc_intake_expire(struct bc_intake *t, int64_t now, int timeout_ms,
-    int timeout_sec);
+/* The limits on a request's reading (boltccd's options). */
+struct bc_intake_limits {
+	int request_ms, request_sec;	/* --request-timeout: since accept */
+	int io_ms, io_sec;		/* --io-timeout: since the last bytes */
+};
+/* Cut off the connections whose request is not whole in time, saying
+ * which limit (and telling a BOLT client): their count. */
+unsigned bc_intake_expire(struct bc_intake *t, int64_t now,
+    const struct bc_intake_limits *lim);
 
 /* Remove entry i; its fd is closed unless keep_fd (handed to a worker).
  * The buffer stays valid in a child forked before this. */

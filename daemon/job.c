@@ -363,6 +363,33 @@ bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
 	return BC_OK;
 }
 
+void
+bc_job_limit_name(enum bc_job_limit which, int ms, char *out, size_t n)
+{
+	static const struct {
+		const char *what, *opt, *tail;
+	} lim[] = {
+		[BC_LIMIT_REQUEST] = { "request timeout", "--request-timeout",
+		    "" },
+		[BC_LIMIT_JOB] = { "job timeout", "--job-timeout", "" },
+		[BC_LIMIT_IO] = { "I/O timeout", "--io-timeout", "" },
+		[BC_LIMIT_REPLY] = { "reply deadline", "--job-timeout",
+		    " from the reply's start" },
+	};
+	size_t i = (size_t)which;
+
+	if (n == 0)
+		return;
+	if (i >= sizeof(lim) / sizeof(lim[0]))
+		i = BC_LIMIT_JOB;
+	if (ms % 1000 == 0)
+		(void)snprintf(out, n, "%s (%s %d s%s)", lim[i].what,
+		    lim[i].opt, ms / 1000, lim[i].tail);
+	else
+		(void)snprintf(out, n, "%s (%s, %d ms%s)", lim[i].what,
+		    lim[i].opt, ms, lim[i].tail);
+}
+
 /* ---------------------------------------------------------------------
  * the worker
  */
@@ -387,7 +414,12 @@ struct job {
 	const struct bc_job_conf *conf;
 	const char *peer;
 	int rfd, wfd;
-	int watch_rfd;		/* 1 if rfd is a socket: EOF = client gone */
+	int watch_rfd;		/* 1 if rfd is a socket: an error = client
+				 * gone */
+	int client_eof;		/* the client shut down its sending side */
+	char gone[BC_ERRLEN];	/* why the client counts as gone */
+	/* the limits by name, for messages (bc_job_limit_name) */
+	char lim_req[96], lim_job[96], lim_io[96], lim_reply[96];
 	int sig_rd;
 	int64_t t0;
 	int64_t deadline;
@@ -511,12 +543,29 @@ send_beat(struct job *j)
 	(void)snprintf(hdr, sizeof(hdr), "BEAT%08x", 0u);
 	bc_io_init(&io, j->rfd, j->wfd, j->conf->io_timeout_ms);
 	io.deadline_ms = j->deadline;
-	return bc_io_write_full(&io, hdr, BC_HDR_LEN, e) != BC_OK;
+	io.idle_name = j->lim_io;
+	io.deadline_name = j->lim_job;
+	if (bc_io_write_full(&io, hdr, BC_HDR_LEN, e) == BC_OK)
+		return 0;
+	(void)snprintf(j->gone, sizeof(j->gone), "heartbeat not sent: %.400s", e);
+	return 1;
 }
 
 /*
- * Wait up to ms for the client or a signal.  Returns 1 if the client hung
- * up (EOF/error), 0 otherwise.  Stray bytes from the client are discarded.
+ * Wait up to ms for the client or a signal.  Returns 1 if the client is
+ * gone (an error on its socket, or a BEAT that could not be written;
+ * j->gone says which), 0 otherwise.
+ *
+ * EOF is not "gone": a client may shut down its sending side once its
+ * request is complete (distcc clients may), and then waits for the
+ * reply.  EOF only ends the watching (j->client_eof) and the job goes
+ * on.  The price: a client that closed its socket entirely looks the
+ * same from here until something is written to it, so its compile runs
+ * to the end (bounded by --job-timeout) and the reply's write fails
+ * (EPIPE/ECONNRESET: CLI_DISCONNECT); with FLAG_HEARTBEAT the next BEAT
+ * finds out within seconds (doc/PROTOCOL.md).  A reset (the client's
+ * machine said so) is gone at once.  Stray bytes after the request are
+ * discarded.
  */
 static int
 watch_client(struct job *j, int ms)
@@ -526,7 +575,7 @@ watch_client(struct job *j, int ms)
 
 	if (send_beat(j))
 		return 1;
-	p[0].fd = j->watch_rfd ? j->rfd : -1;
+	p[0].fd = j->watch_rfd && !j->client_eof ? j->rfd : -1;
 	p[0].events = POLLIN;
 	p[0].revents = 0;
 	p[1].fd = j->sig_rd;
@@ -541,8 +590,15 @@ watch_client(struct job *j, int ms)
 		char tmp[4096];
 		ssize_t r = read(j->rfd, tmp, sizeof(tmp));
 
-		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+		if (r == 0) {
+			j->client_eof = 1;
+			bc_debug("client %s: shut down its sending side "
+			    "(half-close); the job goes on", j->peer);
+		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+			(void)snprintf(j->gone, sizeof(j->gone),
+			    "connection error: %s", strerror(errno));
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -572,13 +628,17 @@ take_slot(struct job *j, char *why)
 			}
 		}
 		if (job_term)
-			return bc_seterr(why, BC_ERR_BUSY, "daemon shutting down");
+			return bc_seterr(why, BC_ERR_BUSY, "daemon shutting "
+			    "down (SIGTERM) while the job waited for a compile "
+			    "slot");
 		if (bc_now_ms() >= j->deadline)
-			return bc_seterr(why, BC_ERR_TIMEOUT,
-			    "no compile slot free before the job deadline");
+			return bc_seterr(why, BC_ERR_TIMEOUT, "%s passed while "
+			    "the job waited for a compile slot (all %d busy)",
+			    j->lim_job, c->jobs);
 		if (watch_client(j, 5 + (int)(getpid() % 11)))
-			return bc_seterr(why, BC_ERR_EOF,
-			    "client hung up while queued");
+			return bc_seterr(why, BC_ERR_EOF, "client gone (%s) "
+			    "while the job waited for a compile slot",
+			    j->gone);
 	}
 }
 
@@ -725,6 +785,7 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 	struct rusage ru;
 	pid_t pid, w;
 	int st = 0, outcome = -1;
+	int64_t t0 = bc_now_ms();
 
 #ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
 	pid = spawn_compiler(j, path, argv);
@@ -775,21 +836,24 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 		}
 		now = bc_now_ms();
 		if (job_term) {
-			bc_seterr(why, BC_ERR_BUSY,
-			    "daemon shutting down: compile killed");
+			bc_seterr(why, BC_ERR_BUSY, "daemon shutting down "
+			    "(SIGTERM): compile killed after %lld ms",
+			    (long long)(now - t0));
 			outcome = BC_OUT_OTHER;
 			break;
 		}
 		if (now >= j->deadline) {
-			bc_seterr(why, BC_ERR_TIMEOUT,
-			    "job deadline passed: compile killed");
+			bc_seterr(why, BC_ERR_TIMEOUT, "%s passed: compile "
+			    "killed after %lld ms", j->lim_job,
+			    (long long)(now - t0));
 			outcome = BC_OUT_TIMEOUT;
 			break;
 		}
 		left = j->deadline - now;
 		if (watch_client(j, left > 1000 ? 1000 : (int)left)) {
-			bc_seterr(why, BC_ERR_EOF,
-			    "client disconnected: compile killed");
+			bc_seterr(why, BC_ERR_EOF, "client gone (%s): compile "
+			    "killed after %lld ms", j->gone,
+			    (long long)(bc_now_ms() - t0));
 			outcome = BC_OUT_DISCONNECT;
 			break;
 		}
@@ -838,6 +902,8 @@ write_all(struct job *j, const struct bc_buf *b, char *why)
 
 	bc_io_init(&io, j->rfd, j->wfd, j->conf->io_timeout_ms);
 	io.deadline_ms = bc_now_ms() + (int64_t)j->conf->job_timeout_ms;
+	io.idle_name = j->lim_io;
+	io.deadline_name = j->lim_reply;
 	return bc_io_write_buf(&io, b, why);
 }
 
@@ -926,7 +992,8 @@ finish(struct job *j, int outcome, int status, int ret)
 		    (status & 0x80) != 0, ret, (long long)ms,
 		    j->compiler[0] != '\0' ? j->compiler : "-",
 		    j->file[0] != '\0' ? j->file : "-");
-	if (outcome == BC_OUT_COMPILE_ERROR)
+	/* also when the reply of a compile error could not be sent */
+	if (outcome == BC_OUT_COMPILE_ERROR || j->errhead[0] != '\0')
 		bc_info("client: %s compile error in %s: %s", j->peer,
 		    j->file[0] != '\0' ? j->file : "-",
 		    j->errhead[0] != '\0' ? j->errhead : "(no message)");
@@ -1091,8 +1158,8 @@ take_inflight(struct job *j, char *why)
 		if (job_term || bc_now_ms() >= j->deadline)
 			return BC_ERR_TIMEOUT;
 		if (watch_client(j, 10))
-			return bc_seterr(why, BC_ERR_EOF,
-			    "client hung up while an identical job compiled");
+			return bc_seterr(why, BC_ERR_EOF, "client gone (%s) "
+			    "while an identical job compiled", j->gone);
 	}
 }
 
@@ -1510,8 +1577,11 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 	/* the files are part of the request: its time limit, from now */
 	j->io->deadline_ms = bc_now_ms() +
 	    (int64_t)j->conf->request_timeout_ms;
-	if (j->io->deadline_ms > j->deadline)
+	j->io->deadline_name = j->lim_req;
+	if (j->io->deadline_ms > j->deadline) {
 		j->io->deadline_ms = j->deadline;
+		j->io->deadline_name = j->lim_job;
+	}
 	r = bc_pumpx_fetch(j->io, req, &j->pm, j->conf->cache_dir, &j->dir,
 	    &j->pump_root, &j->pump_cwd, why);
 	if (r == BC_OK && j->key_deferred && j->cache != NULL) {
@@ -1530,21 +1600,41 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 	}
 	if (r == BC_OK)
 		return -1;
-	if (r != BC_ERR_EOF && r != BC_ERR_TIMEOUT)
+	if (r != BC_ERR_EOF)
 		refuse(j, req, why);
 	return r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
 	    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
 }
 
 /* The first lines of a failed compile's stderr, for the log line of the
- * job (escaped: the bytes are the compiler's, about the peer's files). */
+ * job (escaped: the bytes are the compiler's, about the peer's files),
+ * after what the status says when a signal ended the compiler; when the
+ * compiler wrote nothing, what is known instead (its job dir gone under
+ * it is a daemon fault, not the peer's source). */
 static void
-note_errhead(struct job *j, const struct bc_buf *serr)
+note_errhead(struct job *j, int status, const struct bc_buf *serr)
 {
 	const char *p = (const char *)bc_buf_data(serr), *nl;
-	size_t n = bc_buf_len(serr), take = 0;
+	size_t n = bc_buf_len(serr), take = 0, at = 0;
+	struct stat sb;
 	int lines = 0;
 
+	if (WIFSIGNALED(status))
+		at = (size_t)snprintf(j->errhead, sizeof(j->errhead),
+		    "compiler killed by signal %d (%s)%s", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)), n > 0 ? ": " : "");
+	if (at >= sizeof(j->errhead))
+		return;
+	if (n == 0) {
+		if (j->dir != NULL && lstat(j->dir, &sb) != 0)
+			(void)snprintf(j->errhead + at, sizeof(j->errhead) - at,
+			    "(no stderr: the job dir %s vanished during the "
+			    "compile)", j->dir);
+		else if (at == 0)
+			(void)snprintf(j->errhead, sizeof(j->errhead),
+			    "(the compiler wrote nothing on stderr)");
+		return;
+	}
 	while (take < n && lines < 3) {
 		nl = memchr(p + take, '\n', n - take);
 		take = nl != NULL ? (size_t)(nl - p) + 1 : n;
@@ -1552,7 +1642,7 @@ note_errhead(struct job *j, const struct bc_buf *serr)
 	}
 	while (take > 0 && (p[take - 1] == '\n' || p[take - 1] == '\r'))
 		take--;
-	bc_log_escape(p, take, j->errhead, sizeof(j->errhead));
+	bc_log_escape(p, take, j->errhead + at, sizeof(j->errhead) - at);
 }
 
 static int
@@ -1723,8 +1813,8 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 			goto out;
 		}
 	}
-	if (*status != 0)
-		note_errhead(j, &rep.serr);
+	if (*status != 0 && outcome == BC_OUT_COMPILE_ERROR)
+		note_errhead(j, *status, &rep.serr);
 	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
 		/* the .d goes out and, when the client wants one, is stored */
 		bc_buf_free(&rep.dotd);
@@ -1744,7 +1834,11 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		cache_after_compile(j, req, &rep, compile_ms);
 	bc_reply_free(&rep);
 	if (r != BC_OK) {
-		bc_seterr(why, r, "sending reply: %s", e);
+		if (r == BC_ERR_EOF || r == BC_ERR_IO)
+			bc_seterr(why, r, "client gone before the reply was "
+			    "sent: %s", e);
+		else
+			bc_seterr(why, r, "reply not sent: %s", e);
 		if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
 			outcome = r == BC_ERR_IO || r == BC_ERR_EOF ?
 			    BC_OUT_DISCONNECT : BC_OUT_OTHER;
@@ -1754,6 +1848,23 @@ out:
 	bc_job_plan_free(&plan);
 	free(path);
 	return outcome;
+}
+
+/* The start of a log line about a request that could not be read. */
+static const char *
+request_failure(int r)
+{
+	switch (r) {
+	case BC_ERR_TIMEOUT:
+		return "request cut off";
+	case BC_ERR_EOF:
+	case BC_ERR_TRUNCATED:
+		return "connection closed before a complete request";
+	case BC_ERR_IO:
+		return "request not read";
+	default:
+		return "bad request";
+	}
 }
 
 void
@@ -1786,8 +1897,23 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 	 * pipe or a file, EOF may just be a half-close after the request:
 	 * finish the job (bounded by its deadline) and reply. */
 	j.watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
+	/* The compiler must not hold the client's connection: a worker
+	 * killed with its daemon (SIGKILL to the process group) would leave
+	 * the client waiting for the end of an orphaned compile instead of
+	 * seeing the connection close (the compiler has its own process
+	 * group and survives).  Its stdin/out/err are set up anew anyway. */
+	(void)fcntl(rfd, F_SETFD, FD_CLOEXEC);
+	(void)fcntl(wfd, F_SETFD, FD_CLOEXEC);
 	j.t0 = bc_now_ms();
 	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
+	bc_job_limit_name(BC_LIMIT_REQUEST, conf->request_timeout_ms,
+	    j.lim_req, sizeof(j.lim_req));
+	bc_job_limit_name(BC_LIMIT_JOB, conf->job_timeout_ms, j.lim_job,
+	    sizeof(j.lim_job));
+	bc_job_limit_name(BC_LIMIT_IO, conf->io_timeout_ms, j.lim_io,
+	    sizeof(j.lim_io));
+	bc_job_limit_name(BC_LIMIT_REPLY, conf->job_timeout_ms, j.lim_reply,
+	    sizeof(j.lim_reply));
 	why[0] = '\0';
 
 	if (pipe(sp) != 0) {
@@ -1816,13 +1942,16 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 	if (npre > 0)
 		bc_io_preload(&io, pre, npre);	/* the parent read these */
 	io.deadline_ms = j.t0 + (int64_t)conf->request_timeout_ms;
-	if (io.deadline_ms > j.deadline)
+	io.idle_name = j.lim_io;
+	io.deadline_name = j.lim_req;
+	if (io.deadline_ms > j.deadline) {
 		io.deadline_ms = j.deadline;
+		io.deadline_name = j.lim_job;
+	}
 	r = bc_proto_read_request(&io, &req, why);
 	if (r != BC_OK) {
-		bc_warn("client %s: bad request: %s", peer, why);
-		if (req.proto == BC_PROTO_BOLT && r != BC_ERR_EOF &&
-		    r != BC_ERR_TIMEOUT)
+		bc_warn("client %s: %s: %s", peer, request_failure(r), why);
+		if (req.proto == BC_PROTO_BOLT && r != BC_ERR_EOF)
 			refuse(&j, &req, why);
 		outcome = r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
 		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
@@ -1834,7 +1963,8 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 	}
 	if (req.proto == 3 && (r = bc_pump_receive(&io, &req, &j.dir,
 	    &j.pump_root, &j.pump_cwd, why)) != BC_OK) {
-		bc_warn("client %s: bad pump request: %s", peer, why);
+		bc_warn("client %s: %s (pump): %s", peer, request_failure(r),
+		    why);
 		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
 		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
 		goto done;
@@ -1843,8 +1973,9 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 	if (BC_REQ_IS_PUMP(&req) && req.proto == BC_PROTO_BOLT &&
 	    (r = bc_pumpx_read(&io, &req, &j.pm, why)) != BC_OK) {
 		/* BOLT pump (daemon/pumpx.c) */
-		bc_warn("client %s: bad BOLT pump request: %s", peer, why);
-		if (r != BC_ERR_EOF && r != BC_ERR_TIMEOUT)
+		bc_warn("client %s: %s (BOLT pump): %s", peer,
+		    request_failure(r), why);
+		if (r != BC_ERR_EOF)
 			refuse(&j, &req, why);
 		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
 		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);

@@ -2,7 +2,8 @@
  * job.h - one client connection in a worker process: read the request
  * with deadlines, check it against the policy, rewrite the argv to the
  * job's private temp dir, take a compile slot, run the compiler (no
- * shell, own process group, deadline, killed if the client hangs up),
+ * shell, own process group, deadline, killed if the client's connection
+ * fails; a half-close after the request is the end of its sending),
  * reply, clean up, report to the parent.
  */
 #ifndef BC_JOB_H
@@ -68,6 +69,22 @@ void bc_job_plan_free(struct bc_job_plan *plan);
  */
 int bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
     const struct bc_rewrite_opts *opts, struct bc_job_plan *plan, char *why);
+
+/* The limits that can end a job, named in its messages. */
+enum bc_job_limit {
+	BC_LIMIT_REQUEST,	/* --request-timeout: receiving the request */
+	BC_LIMIT_JOB,		/* --job-timeout: the whole job */
+	BC_LIMIT_IO,		/* --io-timeout: one read or write */
+	BC_LIMIT_REPLY		/* --job-timeout again, from the reply's start */
+};
+
+/*
+ * The name of a limit for log lines and client messages (pure), e.g.
+ * "request timeout (--request-timeout 120 s)": which limit, its option
+ * and its value (ms shown as seconds when whole).  out gets at most n
+ * bytes, always terminated.
+ */
+void bc_job_limit_name(enum bc_job_limit which, int ms, char *out, size_t n);
 
 /* Serve one connection (rfd/wfd may be the same socket); peer is a
  * printable label for logs.  Never exits the process. */

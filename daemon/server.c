@@ -1130,6 +1130,7 @@ bc_server_run(const struct bc_server_conf *conf)
 {
 	struct server s;
 	struct pollfd *pfd;
+	struct bc_intake_limits ilim;
 	size_t *pin, j;
 	int *pidx, sp[2], ep[2], i, maxfds, keeper_fd = -1;
 	char err[BC_ERRLEN];
@@ -1179,6 +1180,10 @@ bc_server_run(const struct bc_server_conf *conf)
 		return 1;
 	}
 	bc_intake_init(&s.in);
+	ilim.request_sec = conf->request_timeout_sec;
+	ilim.request_ms = conf->request_timeout_sec * 1000;
+	ilim.io_sec = conf->io_timeout_sec;
+	ilim.io_ms = conf->io_timeout_sec * 1000;
 	s.wcap = conf->jobs + conf->queue + 1;
 	s.w = xcalloc((size_t)s.wcap, sizeof(*s.w));
 	bc_stats_init(&s.st, conf->jobs, conf->queue, bc_now_ms());
@@ -1297,8 +1302,7 @@ bc_server_run(const struct bc_server_conf *conf)
 		if (!s.stopping) {
 			intake_io(&s, pfd, pin, k0, n);
 			s.st.intake_expired += bc_intake_expire(&s.in,
-			    bc_now_ms(), conf->request_timeout_sec * 1000,
-			    conf->request_timeout_sec);
+			    bc_now_ms(), &ilim);
 			dispatch_ready(&s);
 		}
 		now = bc_now_ms();

@@ -16,8 +16,15 @@ Subcommands (all addresses are 127.0.0.1):
                                      (with --above: wait up to 3 s for > N)
   build --proto N --doti F [--dist V] [--upper] -- ARGV...
                                      write a distcc request to stdout
-  replay PORT FILE [--out F] [--timeout S]
-                                     send FILE, save everything read until EOF
+  build --proto bolt --doti F -- ARGV...
+                                     a BOLT compile request (zstd DOTI)
+  replay PORT FILE [--out F] [--timeout S] [--half-close] [--first N]
+                                     send FILE, save everything read until EOF;
+                                     --half-close: shutdown(SHUT_WR) after
+                                     sending (a complete request, then EOF);
+                                     --first N: send only N bytes, then wait
+  bolt-reply FILE                    print a BOLT reply's STAT or EROR text
+  killrounds ...                     see cmd_killrounds (t_killrounds.sh)
   check-reply FILE --proto N [--expect-stat S] [--doto F] [--quiet]
                                      parse a distcc reply; exit 1 if invalid
   lzo c|d < in > out                 LZO1X-1 compress / decompress (liblzo2)
@@ -347,8 +354,13 @@ def cmd_build(args):
     k = args.index("--")
     argv = args[k + 1:]
     o = args[:k]
-    proto = int(opt(o, "--proto", "1"))
     doti = open(opt(o, "--doti"), "rb").read()
+    proto = opt(o, "--proto", "1")
+    if proto == "bolt":
+        sys.stdout.buffer.write(bolt_raw(argv=[a.encode() for a in argv],
+                                         doti_wire=zstd_raw(doti)))
+        return 0
+    proto = int(proto)
     dist = opt(o, "--dist")
     upper = opt(o, "--upper", flag=True)
     sys.stdout.buffer.write(build_request(proto, argv, doti,
@@ -359,9 +371,18 @@ def cmd_build(args):
 def cmd_replay(args):
     out = opt(args, "--out")
     timeout = float(opt(args, "--timeout", "60"))
+    first = opt(args, "--first")
+    half = opt(args, "--half-close", flag=True)
     port, fn = args[0], args[1]
     data = open(fn, "rb").read()
-    rep, how, _ = exchange(port, data, timeout)
+    if first is not None:
+        data = data[:int(first)]
+    s = connect(port)
+    send_all(s, data)
+    if half:
+        s.shutdown(socket.SHUT_WR)
+    rep, how = read_all(s, timeout)
+    s.close()
     if out:
         open(out, "wb").write(rep)
     sys.stderr.write("replay: sent %d bytes, got %d bytes (%s)\n"
@@ -617,6 +638,28 @@ def cmd_inetd(args):
     return 0 if rc == 0 else 1
 
 
+def cmd_bolt_reply(args):
+    """bolt-reply FILE: "STAT <hex> SERR <text>" or "EROR <text>"."""
+    data = open(args[0], "rb").read()
+    p = Parser(data)
+    try:
+        p.hdr("BOLT")
+        tok, n = p.hdr()
+        while tok == "BEAT":
+            tok, n = p.hdr()
+        if tok == "EROR":
+            print("EROR " + p.body(n).decode("utf-8", "replace"))
+            return 0
+        if tok != "STAT":
+            print("unexpected %s" % tok)
+            return 1
+        print("STAT %x" % n)
+        return 0
+    except ValueError as e:
+        print("no BOLT reply (%d bytes): %s" % (len(data), e))
+        return 1
+
+
 def cmd_bolt_hello(args):
     """bolt-hello PORT: the BOLT probe; prints the INFO text."""
     rep, how, _ = exchange(args[0], pkt("BOLT", 1) + pkt("RQST", 2), 10)
@@ -721,6 +764,128 @@ def cmd_trickle(args):
     return 0 if cut else 1
 
 
+KR_BODY = "".join(
+    "unsigned f%d(unsigned x) { unsigned i, a = x;\n"
+    "  for (i = 0; i < x; i++) { a = a * %du + (a >> %d) + i;\n"
+    "    if (a %% %d == 1) a ^= x << 3; }\n  return a; }\n"
+    % (i, 2 * i + 3, i % 13 + 1, i + 7) for i in range(40))
+
+
+def cmd_killrounds(args):
+    """killrounds BOLTCCD BOLTCC WORKDIR SECONDS
+
+    Real compiles of good files (each new, so compiled, not served from
+    a cache) by 4 concurrent clients (boltcc in BOLT pump and BOLT plain
+    mode, Debian's distcc with protocol 2 when installed), no fallback,
+    no local retry, while the daemon is SIGKILLed every 0.3-1.2 s (even
+    rounds only the parent, odd rounds its process group) and restarted
+    on the same port, scratch dir and cache dir.  A job may fail as a
+    farm failure (connection closed, refused: exit >= 100); a compile
+    error (exit 1-99) on these files is a bug.  Prints
+    "rounds R ok O farm F bad B", then each bad job's stderr."""
+    import random
+    import subprocess
+    import threading
+    boltccd, boltcc, work, secs = args[:4]
+    secs = float(secs)
+    scratch = os.path.join(work, "scratch")
+    cache = os.path.join(work, "cache")
+    src = os.path.join(work, "src")
+    for d in (scratch, src, os.path.join(work, "client")):
+        os.makedirs(d, exist_ok=True)
+    ls = socket.socket()
+    ls.bind((HOST, 0))
+    port = ls.getsockname()[1]
+    ls.close()
+    log = os.path.join(work, "d.log")
+    env = dict(os.environ)
+    env.update(BOLTCC_DIR=os.path.join(work, "client"), DISTCC_FALLBACK="0",
+               DISTCC_SKIP_LOCAL_RETRY="1", DISTCC_BACKOFF_PERIOD="0",
+               DISTCC_DIR=os.path.join(work, "client"),
+               DISTCC_HOSTS="127.0.0.1:%d/4,lzo" % port)
+    env.pop("BOLTCC_HOSTS", None)
+    kinds = [("pump", [boltcc], "127.0.0.1:%d,bolt" % port),
+             ("plain", [boltcc], "127.0.0.1:%d,bolt,plain" % port)]
+    have_distcc = any(os.access(os.path.join(d, "distcc"), os.X_OK)
+                      for d in os.environ.get("PATH", "").split(":"))
+    if have_distcc:
+        kinds.append(("distcc", ["distcc"], None))
+
+    def start():
+        d = subprocess.Popen(
+            [boltccd, "--no-detach", "--listen", HOST, "--port", str(port),
+             "--stats-port", "0", "--jobs", "2", "--queue", "16",
+             "--tmp-dir", scratch, "--cache-dir", cache, "--log-file", log,
+             "--log-level", "debug"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        end = time.time() + 15
+        while time.time() < end:
+            try:
+                socket.create_connection((HOST, port), timeout=0.2).close()
+                return d
+            except OSError:
+                time.sleep(0.01)
+        die("daemon did not come up")
+
+    res = {"ok": 0, "farm": 0, "bad": []}
+    lock = threading.Lock()
+    state = {"n": 0, "stop": False}
+
+    def client(k):
+        while not state["stop"]:
+            with lock:
+                state["n"] += 1
+                n = state["n"]
+            kind, cmd, hosts = kinds[n % len(kinds)]
+            fn = os.path.join(src, "k%d.c" % n)
+            with open(fn, "w") as f:
+                f.write("const char *tag%d = \"%s %d\";\n%s"
+                        % (n, kind, n, KR_BODY))
+            e = dict(env)
+            if hosts:
+                e["BOLTCC_HOSTS"] = hosts
+            p = subprocess.run(cmd + ["gcc", "-O2", "-c", fn, "-o",
+                                      fn[:-2] + ".o"], cwd=src, env=e,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, timeout=120)
+            with lock:
+                if p.returncode == 0:
+                    res["ok"] += 1
+                elif p.returncode >= 100:
+                    res["farm"] += 1
+                else:
+                    res["bad"].append((kind, n, p.returncode,
+                                       p.stderr.decode("utf-8", "replace")))
+
+    rng = random.Random(21)
+    d = start()
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    t_end = time.time() + secs
+    rounds = 0
+    while time.time() < t_end:
+        time.sleep(rng.uniform(0.3, 1.2))
+        if rounds % 2 == 0:
+            os.kill(d.pid, 9)
+        else:
+            os.killpg(d.pid, 9)
+        d.wait()
+        rounds += 1
+        d = start()
+    time.sleep(1.0)         # a last stretch without kills
+    state["stop"] = True
+    for t in threads:
+        t.join()
+    d.terminate()
+    d.wait()
+    print("rounds %d ok %d farm %d bad %d" % (rounds, res["ok"], res["farm"],
+                                              len(res["bad"])))
+    for kind, n, rc, err in res["bad"]:
+        print("BAD %s job %d exit %d: %s" % (kind, n, rc, err.strip()[:400]))
+    return 0
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write(__doc__)
@@ -732,7 +897,8 @@ def main():
         "stat": cmd_stat, "build": cmd_build, "replay": cmd_replay,
         "check-reply": cmd_check_reply, "lzo": cmd_lzo, "hostile": cmd_hostile,
         "flood": cmd_flood, "inetd": cmd_inetd,
-        "bolt-hello": cmd_bolt_hello, "blackhole": cmd_blackhole, "trickle": cmd_trickle,
+        "bolt-hello": cmd_bolt_hello, "bolt-reply": cmd_bolt_reply,
+        "killrounds": cmd_killrounds, "blackhole": cmd_blackhole, "trickle": cmd_trickle,
     }.get(cmd)
     if fn is None:
         die("unknown command %s" % cmd, 2)

@@ -98,7 +98,7 @@ $STALL hold "$DPORT" 3 'DIST00000002ARGC' 8 >"$T/hold3.out" 2>&1
 check "request timeout: the daemon closed the 3 stalled connections" \
 	grep -q '^hold: the daemon closed 3 of 3' "$T/hold3.out"
 check "... and the log names --request-timeout" \
-	grep -q 'dropped after 16 bytes of a request: request timeout (--request-timeout 2 s)' "$DLOG"
+	grep -q 'request cut off: request timeout (--request-timeout 2 s) passed while reading (16 bytes received, 0 sent)' "$DLOG"
 expired=$($DCC http "$DSPORT" /stats.json | sed -n 's/.*"requests_expired":\([0-9]*\).*/\1/p')
 check "stats.json counts them ($expired)" test "${expired:-0}" -eq 3
 

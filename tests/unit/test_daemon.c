@@ -1349,6 +1349,25 @@ START_TEST(test_keeper)
 }
 END_TEST
 
+/* The names of the limits in failure messages (issue 21). */
+START_TEST(test_job_limit_name)
+{
+	char b[96];
+
+	bc_job_limit_name(BC_LIMIT_REQUEST, 120000, b, sizeof(b));
+	ck_assert_str_eq(b, "request timeout (--request-timeout 120 s)");
+	bc_job_limit_name(BC_LIMIT_JOB, 600000, b, sizeof(b));
+	ck_assert_str_eq(b, "job timeout (--job-timeout 600 s)");
+	bc_job_limit_name(BC_LIMIT_IO, 1500, b, sizeof(b));
+	ck_assert_str_eq(b, "I/O timeout (--io-timeout, 1500 ms)");
+	bc_job_limit_name(BC_LIMIT_REPLY, 2000, b, sizeof(b));
+	ck_assert_str_eq(b, "reply deadline (--job-timeout 2 s from the "
+	    "reply's start)");
+	bc_job_limit_name(BC_LIMIT_REQUEST, 1000, b, 12);
+	ck_assert_str_eq(b, "request tim");
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
@@ -1356,6 +1375,7 @@ daemon_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_locdir);
+	tcase_add_test(tc, test_job_limit_name);
 	tcase_add_test(tc, test_keeper);
 
 	tcase_add_test(tc, acl_parse_good);

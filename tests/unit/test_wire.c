@@ -452,6 +452,59 @@ START_TEST(test_io_deadline_trickle)
 }
 END_TEST
 
+/* An idle limit shorter than the deadline ends the wait, and says so:
+ * poll's overshoot must not hand the wait over to the deadline. */
+START_TEST(test_io_idle_before_deadline)
+{
+	struct bc_io b;
+	char buf[4], err[BC_ERRLEN];
+	int64_t t0, dt;
+	int sv[2];
+
+	mkpair(sv);
+	bc_io_init(&b, sv[1], sv[1], 150);
+	b.idle_name = "I/O timeout (--io-timeout, 150 ms)";
+	b.deadline_name = "job timeout (--job-timeout 3 s)";
+	t0 = bc_now_ms();
+	b.deadline_ms = t0 + 3000;
+	ck_assert_int_eq(bc_io_read_full(&b, buf, 4, err), BC_ERR_TIMEOUT);
+	dt = bc_now_ms() - t0;
+	ck_assert_int_ge(dt, 140);
+	ck_assert_int_lt(dt, 1500);
+	ck_assert_str_eq(err, "I/O timeout (--io-timeout, 150 ms): no progress "
+	    "for 150 ms while reading (0 bytes received, 0 sent)");
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* The wording of each limit (pure). */
+START_TEST(test_io_timeout_wording)
+{
+	struct bc_io b;
+	char err[BC_ERRLEN];
+
+	bc_io_init(&b, -1, -1, 60000);
+	b.bytes_in = 40;
+	b.bytes_out = 3;
+	ck_assert_int_eq(bc_io_timeout_err(&b, 1, "reading", err),
+	    BC_ERR_TIMEOUT);
+	ck_assert_str_eq(err, "whole-job deadline passed while reading "
+	    "(40 bytes received, 3 sent)");
+	bc_io_timeout_err(&b, 0, "writing", err);
+	ck_assert_str_eq(err, "idle timeout: no progress for 60000 ms while "
+	    "writing (40 bytes received, 3 sent)");
+	b.deadline_name = "request timeout (--request-timeout 120 s)";
+	b.idle_name = "I/O timeout (--io-timeout 60 s)";
+	bc_io_timeout_err(&b, 1, "reading", err);
+	ck_assert_str_eq(err, "request timeout (--request-timeout 120 s) "
+	    "passed while reading (40 bytes received, 3 sent)");
+	bc_io_timeout_err(&b, 0, "reading", err);
+	ck_assert_str_eq(err, "I/O timeout (--io-timeout 60 s): no progress "
+	    "for 60000 ms while reading (40 bytes received, 3 sent)");
+}
+END_TEST
+
 START_TEST(test_io_connect)
 {
 	char err[BC_ERRLEN];
@@ -541,6 +594,8 @@ wire_suite(void)
 	tcase_add_test(tio, test_io_read_body_limits);
 	tcase_add_test(tio, test_io_idle_timeout);
 	tcase_add_test(tio, test_io_deadline_trickle);
+	tcase_add_test(tio, test_io_idle_before_deadline);
+	tcase_add_test(tio, test_io_timeout_wording);
 	tcase_add_test(tio, test_io_connect);
 	tcase_add_test(tio, test_io_connect_ok);
 	suite_add_tcase(s, tio);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# t_killrounds.sh - the daemon SIGKILLed again and again under real load
+# (issue 21): 4 clients (boltcc BOLT pump, boltcc BOLT plain, Debian's
+# distcc protocol 2) compile new good files without fallback or local
+# retry while the daemon is killed every 0.3-1.2 s, on even rounds only
+# its parent (the workers live on as orphans and finish their jobs), on
+# odd rounds its whole process group (the compilers, in their own
+# groups, live on), and restarted on the same port, scratch dir and
+# cache dir.  A job may end as a farm failure (the client's exit >= 100),
+# never as a compile error: no COMPILE_ERROR in the log, no client exit
+# 1-99.  Then: a worker killed with its process group mid-compile does
+# not leave its client waiting for the orphaned compiler (the compiler
+# must not hold the client's connection), and the next daemon sweeps the
+# dead workers' job dirs.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+need_tool gcc
+W="$T/kr"
+mkdir -p "$W"
+
+t0=$(date +%s)
+$DCC killrounds "$BOLTCCD" "$BOLTCC" "$W" "${BOLTCC_KILLROUNDS_SECS:-30}" >"$T/kr.out" 2>"$T/kr.err"
+rc=$?
+t1=$(date +%s)
+head -n 1 "$T/kr.out"
+set -- $(head -n 1 "$T/kr.out")
+rounds=${2:-0} ok=${4:-0} farm=${6:-0} bad=${8:--1}
+check "kill rounds ran (rc $rc, $((t1 - t0)) s): $(head -c 300 "$T/kr.err")" [ $rc -eq 0 ]
+check "at least 15 SIGKILL rounds ($rounds)" [ "$rounds" -ge 15 ]
+check "jobs compiled remotely during the rounds ($ok ok, $farm farm failures)" [ "$ok" -gt 10 ]
+check "no client got a compile error on a good file ($bad)" [ "$bad" -eq 0 ]
+grep '^BAD' "$T/kr.out" | head -n 5 | sed 's/^/    /'
+nerr=$(grep -c 'COMPILE_ERROR' "$W/d.log")
+check "no COMPILE_ERROR in the daemons' log ($nerr)" [ "$nerr" -eq 0 ]
+grep -A1 'COMPILE_ERROR' "$W/d.log" | head -n 6 | sed 's/^/    /'
+ngood=$(grep -c 'COMPILE_OK' "$W/d.log")
+note "log: $ngood COMPILE_OK, $(grep -c 'CLI_DISCONNECT' "$W/d.log") CLI_DISCONNECT, $(grep -c 'scratch sweep: removed' "$W/d.log") sweeps that removed dirs"
+
+# A worker killed with its process group mid-compile: the client sees
+# the connection close at once, not when the orphaned compiler ends.
+mkdir -p "$T/bin" "$T/src"
+printf '#!/bin/sh\ncase " $* " in *" -c "*) sleep 6 ;; esac\nexec gcc "$@"\n' >"$T/bin/slowcc"
+chmod 755 "$T/bin/slowcc"
+printf 'int slow(void) { return 1; }\n' >"$T/src/s.c"
+gcc -E "$T/src/s.c" >"$T/src/s.i"
+$DCC build --proto 2 --doti "$T/src/s.i" -- "$T/bin/slowcc" -c s.c -o s.o >"$T/slow.bin"
+set -- $($DCC freeport --pair)
+KPORT=$1
+# in a session of its own (the pid stays), as a service manager starts it
+$PYTHON -c 'import os, sys; os.setsid(); os.execv(sys.argv[1], sys.argv[1:])' \
+	"$BOLTCCD" --no-detach --listen 127.0.0.1 --port "$KPORT" --stats-port 0 \
+	--tmp-dir "$W/scratch" --no-cache --allow-compiler "$T/bin/slowcc" \
+	--log-file "$T/k.log" --log-level debug >/dev/null 2>&1 &
+KPID=$!
+_PIDS="$_PIDS $KPID"
+$DCC wait-port "$KPORT" 15 || die "daemon for the group kill did not start"
+$DCC replay "$KPORT" "$T/slow.bin" --out "$T/k.bin" --timeout 30 2>"$T/k.txt" &
+RP=$!
+i=0
+while ! grep -q 'running .*slowcc' "$T/k.log" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+sleep 0.5
+k0=$(date +%s)
+$PYTHON -c 'import os, sys; os.killpg(int(sys.argv[1]), 9)' "$KPID"
+wait $RP
+k1=$(date +%s)
+check "group kill mid-compile: the client saw the close within 3 s ($((k1 - k0)) s; $(cat "$T/k.txt"))" \
+	[ $((k1 - k0)) -le 3 ]
+wait "$KPID" 2>/dev/null
+
+# After the orphaned compilers are done, a new daemon's start-up sweep
+# leaves no dir of a dead worker behind.
+sleep 6
+start_boltccd --tmp-dir "$W/scratch" || die "restart"
+left=""
+for d in "$W/scratch"/boltccd.*; do
+	[ -d "$d" ] || continue
+	p=$(echo "$d" | sed 's/.*boltccd\.[0-9]*\.\([0-9]*\)\..*/\1/')
+	alive "$p" || left="$left $(basename "$d")"
+done
+check "no job dir of a dead worker left after the sweep:${left:- none}" [ -z "$left" ]
+finish
