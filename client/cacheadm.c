@@ -183,22 +183,6 @@ local_view(const struct bc_cconf *cfg, struct view *v)
 }
 
 static void
-human_bytes(double b, char *out, size_t n)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int i = 0;
-
-	while (b >= 1024 && i < 4) {
-		b /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(out, n, "%.0f %s", b, u[i]);
-	else
-		snprintf(out, n, "%.1f %s", b, u[i]);
-}
-
-static void
 human_age(double s, char *out, size_t n)
 {
 	if (s < 120)
@@ -225,8 +209,8 @@ print_row(const char *label, const struct view *v)
 		    label);
 		return;
 	}
-	human_bytes(v->bytes, b, sizeof(b));
-	human_bytes(v->limit, l, sizeof(l));
+	bc_human_bytes(v->bytes, b, sizeof(b));
+	bc_human_bytes(v->limit, l, sizeof(l));
 	if (v->entries > 0)
 		human_age(v->oldest_age, age, sizeof(age));
 	else

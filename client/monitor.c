@@ -365,26 +365,6 @@ put_cell(struct bc_buf *out, const char *s, int w)
 	return r;
 }
 
-static void
-fmt_secs(double s, char *out, size_t n)
-{
-	if (s < 120)
-		snprintf(out, n, "%.1f s", s);
-	else if (s < 7200)
-		snprintf(out, n, "%.1f min", s / 60);
-	else
-		snprintf(out, n, "%.1f h", s / 3600);
-}
-
-static void
-fmt_rate(double hits, double misses, char *out, size_t n)
-{
-	if (hits + misses > 0)
-		snprintf(out, n, "%.1f%%", 100.0 * hits / (hits + misses));
-	else
-		snprintf(out, n, "-");
-}
-
 /* A slot bar "[###.....]" of `cells` cells, used of total. */
 static void
 fmt_bar(int used, int total, int cells, char *out, size_t n)
@@ -452,8 +432,8 @@ view_summary(struct view *v, const struct bc_farm *farm)
 		saved_s += h->saved_s;
 		jps += h->jobs_per_sec;
 	}
-	fmt_rate(hits, misses, rate, sizeof(rate));
-	fmt_secs(saved_s, saved, sizeof(saved));
+	bc_human_percent(hits, hits + misses, rate, sizeof(rate));
+	bc_human_secs(saved_s, saved, sizeof(saved));
 	localtime_r(&farm->at, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	snprintf(line, sizeof(line), "boltcc monitor  %s  %zu host%s, %d up",
@@ -493,10 +473,11 @@ view_host(struct view *v, const struct bc_mon_host *h)
 		snprintf(slots, sizeof(slots), "%s %d/%d", bar, h->running,
 		    h->slots);
 		if (h->cache)
-			fmt_rate(h->hits, h->misses, rate, sizeof(rate));
+			bc_human_percent(h->hits, h->hits + h->misses, rate,
+			    sizeof(rate));
 		else
 			snprintf(rate, sizeof(rate), "-");
-		fmt_secs(h->saved_s, saved, sizeof(saved));
+		bc_human_secs(h->saved_s, saved, sizeof(saved));
 		snprintf(line, sizeof(line), "%s %-8s %-16s %7.0f %6.2f %6s "
 		    "%9s", spec, state_name(h->state), slots, h->done,
 		    h->jobs_per_sec, rate, h->cache ? saved : "-");

@@ -25,6 +25,7 @@
 #include "client/monitor.h"
 #include "common/err.h"
 #include "common/exitcode.h"
+#include "common/http.h"
 #include "common/io.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -246,30 +247,24 @@ int
 bc_monweb_request_path(const char *req, size_t n, char *path, size_t len,
     int *status)
 {
-	size_t i = 4, k = 0;
+	char method[BC_MAX_HTTP_METHOD + 1], target[BC_MAX_HTTP_TARGET + 1];
+	int end, r;
 
 	*status = 400;
-	if (len == 0)
-		return -1;
-	path[0] = '\0';
-	if (n < 4 || memcmp(req, "GET ", 4) != 0) {
-		for (i = 0; i < n && req[i] >= 'A' && req[i] <= 'Z'; i++)
-			;
-		if (i > 0 && i < n && req[i] == ' ')
-			*status = 405;
+	if (len > 0)
+		path[0] = '\0';
+	r = bc_http_request_line(req, n, method, target, &end);
+	if (r == BC_OK && strcmp(method, "GET") != 0) {
+		*status = 405;
 		return -1;
 	}
-	if (i >= n || req[i] != '/')
+	/* whole (its version follows), absolute, and fits */
+	if (r != BC_OK || end != ' ' || target[0] != '/')
 		return -1;
-	for (; i < n && req[i] != ' ' && req[i] != '?' && req[i] != '#';
-	    i++) {
-		if ((unsigned char)req[i] < 0x21 || k + 1 >= len)
-			return -1;
-		path[k++] = req[i];
-	}
-	if (i >= n)
-		return -1;	/* no version: the line is cut */
-	path[k] = '\0';
+	target[strcspn(target, "?#")] = '\0';
+	if (strlen(target) >= len)
+		return -1;
+	memcpy(path, target, strlen(target) + 1);
 	return 0;
 }
 

@@ -227,43 +227,6 @@ bc_statsview_free(struct bc_statsview_summary *s)
 /* ------------------------------------------------------------------ */
 /* numbers for people */
 
-static void
-human_bytes(double b, char *out, size_t n)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int i = 0;
-
-	while (b >= 1024 && i < 4) {
-		b /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(out, n, "%.0f B", b);
-	else
-		snprintf(out, n, "%.1f %s", b, u[i]);
-}
-
-static void
-human_secs(double s, char *out, size_t n)
-{
-	if (s < 120)
-		snprintf(out, n, "%.1f s", s);
-	else if (s < 7200)
-		snprintf(out, n, "%.1f min", s / 60);
-	else
-		snprintf(out, n, "%.1f h", s / 3600);
-}
-
-/* "82.3%", or "-" when there is no whole. */
-static void
-human_percent(double part, double whole, char *out, size_t n)
-{
-	if (whole > 0)
-		snprintf(out, n, "%.1f%%", 100.0 * part / whole);
-	else
-		snprintf(out, n, "-");
-}
-
 /* ------------------------------------------------------------------ */
 /* the summary as text */
 
@@ -287,7 +250,7 @@ put_row(FILE *out, int indent, const char *label, long long n,
 	put_label(out, indent, label);
 	fprintf(out, " %7lld", n);
 	if (whole >= 0) {
-		human_percent((double)n, (double)whole, pct, sizeof(pct));
+		bc_human_percent((double)n, (double)whole, pct, sizeof(pct));
 		fprintf(out, " / %7lld (%s)", whole, pct);
 	}
 }
@@ -372,8 +335,8 @@ bc_statsview_print_summary(FILE *out, const struct bc_statsview_summary *s,
 	print_jobs_part(out, s);
 	put_row(out, 0, "Failed host attempts", s->host_failures, -1);
 	fputc('\n', out);
-	human_bytes((double)s->bytes_sent, sent, sizeof(sent));
-	human_bytes((double)s->bytes_received, recv, sizeof(recv));
+	bc_human_bytes((double)s->bytes_sent, sent, sizeof(sent));
+	bc_human_bytes((double)s->bytes_received, recv, sizeof(recv));
 	put_label(out, 0, "Sent / received");
 	fprintf(out, " %s / %s\n", sent, recv);
 	put_label(out, 0, "Farm");
@@ -656,9 +619,9 @@ print_cache_row(const char *label, const double v[C_N])
 {
 	char b[32], t[32], rate[16];
 
-	human_bytes(v[C_BYTES], b, sizeof(b));
-	human_secs(v[C_SAVED], t, sizeof(t));
-	human_percent(v[C_HITS], v[C_HITS] + v[C_MISSES], rate, sizeof(rate));
+	bc_human_bytes(v[C_BYTES], b, sizeof(b));
+	bc_human_secs(v[C_SAVED], t, sizeof(t));
+	bc_human_percent(v[C_HITS], v[C_HITS] + v[C_MISSES], rate, sizeof(rate));
 	printf("  %-26s %9.0f %8.0f %8.0f %8s %8.0f %11s %8.0f %8.0f %10s\n",
 	    label, v[C_REQ], v[C_HITS], v[C_MISSES], rate, v[C_ENTRIES], b,
 	    v[C_EVICT], v[C_CORRUPT], t);

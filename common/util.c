@@ -726,3 +726,36 @@ bc_memstr(const void *p, size_t n, const char *s)
 			return 1;
 	return 0;
 }
+
+void
+bc_human_bytes(double b, char *out, size_t n)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int i = 0;
+
+	while (b >= 1024 && i < 4) {
+		b /= 1024;
+		i++;
+	}
+	snprintf(out, n, i == 0 ? "%.0f %s" : "%.1f %s", b, u[i]);
+}
+
+void
+bc_human_secs(double s, char *out, size_t n)
+{
+	if (s < 120)
+		snprintf(out, n, "%.1f s", s);
+	else if (s < 7200)
+		snprintf(out, n, "%.1f min", s / 60);
+	else
+		snprintf(out, n, "%.1f h", s / 3600);
+}
+
+void
+bc_human_percent(double part, double whole, char *out, size_t n)
+{
+	if (whole > 0)
+		snprintf(out, n, "%.1f%%", 100.0 * part / whole);
+	else
+		snprintf(out, n, "-");
+}

@@ -77,6 +77,13 @@ int bc_parse_size(const char *s, uint64_t min, uint64_t *out);
  * or BC_ERR_LIMIT otherwise. */
 #define BC_MAX_AGE_SEC (100LL * 365 * 86400)
 int bc_parse_age(const char *s, int64_t *out);
+/* Numbers for people, one convention on every page: bytes as "512 B",
+ * "1.5 MiB"; seconds as "12.3 s", "4.5 min", "2.0 h"; a part of a whole
+ * as "82.3%", or "-" when the whole is 0. */
+void bc_human_bytes(double b, char *out, size_t n);
+void bc_human_secs(double s, char *out, size_t n);
+void bc_human_percent(double part, double whole, char *out, size_t n);
+
 /* Number of online CPUs (at least 1). */
 int bc_ncpus(void);
 

@@ -15,6 +15,7 @@
 #include "cache/store.h"
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/http.h"
 #include "common/limits.h"
 #include "common/util.h"
 #include "acl.h"
@@ -62,42 +63,6 @@ refuse(struct bc_admin_req *out, int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(out->why, sizeof(out->why), fmt, ap);
 	va_end(ap);
-}
-
-/*
- * Consume bytes into out (NUL-terminated) while accept(c) holds, at most
- * max of them: the length, or max + 1 if there were more (out then holds
- * the first max).
- */
-static size_t
-take(struct bc_buf *in, int (*accept)(int c), char *out, size_t max)
-{
-	size_t k = 0;
-	uint8_t c;
-
-	while (bc_buf_avail(in) > 0 && accept(*bc_buf_ptr(in))) {
-		(void)bc_buf_get_u8(in, &c);
-		if (k == max) {
-			out[k] = '\0';
-			return max + 1;
-		}
-		out[k++] = (char)c;
-	}
-	out[k] = '\0';
-	return k;
-}
-
-static int
-is_method_char(int c)
-{
-	return c >= 'A' && c <= 'Z';
-}
-
-/* What a request target may hold: printable ASCII but space. */
-static int
-is_target_char(int c)
-{
-	return c > 0x20 && c < 0x7f;
 }
 
 /* "/admin", "/admin/..." or "/admin?..." */
@@ -184,22 +149,19 @@ void
 bc_admin_parse(const void *req, size_t n, struct bc_admin_req *out)
 {
 	char method[BC_MAX_HTTP_METHOD + 1], target[BC_MAX_HTTP_TARGET + 1];
-	struct bc_buf in, q;
+	struct bc_buf q;
 	const char *qm;
 	size_t i, len;
-	uint8_t c;
+	int r, end;
 
 	memset(out, 0, sizeof(*out));
 	out->op = BC_ADMIN_NONE;
-	bc_buf_view(&in, req, n);
-	if (take(&in, is_method_char, method, BC_MAX_HTTP_METHOD) >
-	    BC_MAX_HTTP_METHOD || method[0] == '\0' ||
-	    bc_buf_get_u8(&in, &c) != BC_OK || c != ' ')
+	r = bc_http_request_line(req, n, method, target, &end);
+	if (r == BC_ERR_PROTO)
 		return;		/* not HTTP: the text page, as distccd */
-	len = take(&in, is_target_char, target, BC_MAX_HTTP_TARGET);
 	if (!is_admin_path(target))
 		return;
-	if (len > BC_MAX_HTTP_TARGET) {
+	if (r == BC_ERR_LIMIT) {
 		refuse(out, 400, "request target longer than %s bytes",
 		    STR_LIMIT(BC_MAX_HTTP_TARGET));
 		return;

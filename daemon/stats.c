@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/http.h"
 #include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -807,22 +808,20 @@ render_text_extra(const struct bc_stats *st, struct bc_buf *out)
 	return r;
 }
 
-/* The path of "GET <path> ..." if the request line is complete. */
+/* The path of "GET <path>[?query] ...", "" for anything else. */
 static void
 request_path(const char *req, size_t n, char *path, size_t pathlen)
 {
-	size_t i, k = 0;
+	char method[BC_MAX_HTTP_METHOD + 1], target[BC_MAX_HTTP_TARGET + 1];
+	int end;
 
 	path[0] = '\0';
-	if (n < 5 || memcmp(req, "GET ", 4) != 0)
+	if (bc_http_request_line(req, n, method, target, &end) != BC_OK ||
+	    strcmp(method, "GET") != 0)
 		return;
-	for (i = 4; i < n && req[i] != ' ' && req[i] != '\r' &&
-	    req[i] != '\n' && req[i] != '?'; i++) {
-		if (k + 1 >= pathlen)
-			return;
-		path[k++] = req[i];
-	}
-	path[k] = '\0';
+	target[strcspn(target, "?")] = '\0';
+	if (strlen(target) < pathlen)
+		memcpy(path, target, strlen(target) + 1);
 }
 
 int
