@@ -29,6 +29,7 @@ struct src {
 	struct bc_io *io;	/* exactly one of io and in */
 	struct bc_buf *in;
 	int started;		/* past the first header: EOF is truncation */
+	int frame_only;		/* bodies skipped (bc_proto_limits) */
 	struct bc_buf tmp;	/* scratch for bodies read from io */
 };
 
@@ -38,6 +39,7 @@ src_init(struct src *s, struct bc_io *io, struct bc_buf *in)
 	s->io = io;
 	s->in = in;
 	s->started = 0;
+	s->frame_only = 0;
 	bc_buf_init(&s->tmp, BC_BUF_CEILING);
 }
 
@@ -169,6 +171,9 @@ src_bulk_body(struct src *s, const char *tok, uint32_t len, enum bc_comp comp,
 
 	if (len == 0)
 		return BC_OK;
+	if (s->frame_only)
+		return src_body_ptr(s, tok, len, comp == BC_COMP_NONE ?
+		    max_plain : max_wire, &p, err);
 	if (comp == BC_COMP_NONE)
 		return src_body_into(s, tok, len, max_plain, dest, err);
 	if ((r = src_body_ptr(s, tok, len, max_wire, &p, err)) != BC_OK)
@@ -245,6 +250,7 @@ bc_proto_limits_default(struct bc_proto_limits *lim)
 	lim->max_object = BC_MAX_OBJECT;
 	lim->max_dia = BC_MAX_DIA;
 	lim->max_msg = BC_MAX_MSG;
+	lim->frame_only = 0;
 }
 
 void
@@ -528,6 +534,7 @@ bc_proto_read_request_lim(struct bc_io *io, const struct bc_proto_limits *lim,
 	int r;
 
 	src_init(&s, io, NULL);
+	s.frame_only = lim != NULL && lim->frame_only;
 	r = parse_request(&s, limits_or_default(lim, &dflt), req, err);
 	src_free(&s);
 	return r;
@@ -567,6 +574,7 @@ bc_proto_parse_request(struct bc_buf *in, const struct bc_proto_limits *lim,
 	int r;
 
 	src_init(&s, NULL, in);
+	s.frame_only = lim != NULL && lim->frame_only;
 	r = parse_request(&s, limits_or_default(lim, &dflt), req, err);
 	src_free(&s);
 	return r;

@@ -184,6 +184,9 @@ struct bc_proto_limits {
 	size_t max_object;
 	size_t max_dia;
 	size_t max_msg;
+	/* only check that the request is all there: compressed bodies are
+	 * skipped, not expanded (boltccd's parent, daemon/intake.h) */
+	int frame_only;
 };
 void bc_proto_limits_default(struct bc_proto_limits *lim);
 int bc_proto_read_request_lim(struct bc_io *io,

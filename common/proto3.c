@@ -21,6 +21,7 @@ bc_proto3_limits_default(struct bc_proto3_limits *lim)
 	lim->max_file = BC_MAX_FILE;
 	lim->max_total = BC_MAX_JOB_BYTES;
 	lim->max_wire = BC_MAX_WIRE_BODY;
+	lim->frame_only = 0;
 }
 
 /* out := NUL-terminated copy; NUL bytes inside are a protocol error. */
@@ -132,7 +133,8 @@ bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 				break;
 			bc_buf_reset(&plain);
 			sub[0] = '\0';
-			if (len > 0 && (r = bc_lzo_decompress(bc_buf_data(&body),
+			if (len > 0 && !lim->frame_only &&
+			    (r = bc_lzo_decompress(bc_buf_data(&body),
 			    bc_buf_len(&body), lim->max_file, &plain, sub))
 			    != BC_OK) {
 				r = bc_seterr(err, r, "FILE body: %s", sub);

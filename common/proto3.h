@@ -24,6 +24,8 @@ struct bc_proto3_limits {
 	size_t max_file;	/* BC_MAX_FILE: one file expanded */
 	size_t max_total;	/* BC_MAX_JOB_BYTES: all files expanded */
 	size_t max_wire;	/* BC_MAX_WIRE_BODY */
+	int frame_only;		/* FILE bodies skipped, not expanded: the
+				 * callback gets no data (daemon/intake.h) */
 };
 void bc_proto3_limits_default(struct bc_proto3_limits *lim);
 

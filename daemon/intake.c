@@ -127,7 +127,7 @@ count_addr(const struct bc_intake *t, const char *addr)
 
 void
 bc_intake_add(struct bc_intake *t, int fd, const char *peer,
-    const char *addr, int tcp, int64_t now, unsigned *dropped)
+    const char *addr, int64_t now, unsigned *dropped)
 {
 	struct bc_intake_conn *c;
 	size_t i;
@@ -162,7 +162,6 @@ bc_intake_add(struct bc_intake *t, int fd, const char *peer,
 	c = &t->v[t->n++];
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
-	c->tcp = tcp;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	snprintf(c->addr, sizeof(c->addr), "%s", addr);
 	bc_buf_init(&c->in, BC_MAX_INTAKE_BYTES);
@@ -180,16 +179,23 @@ any_entry(void *ctx, const char *name, int is_link, const uint8_t *data,
 int
 bc_intake_whole(const uint8_t *p, size_t n, char *err)
 {
+	struct bc_proto_limits lim;
+	struct bc_proto3_limits lim3;
 	struct bc_request req;
 	struct bc_io io;
 	int r;
 
+	/* the framing only: the worker expands and checks the bodies */
+	bc_proto_limits_default(&lim);
+	lim.frame_only = 1;
+	bc_proto3_limits_default(&lim3);
+	lim3.frame_only = 1;
 	bc_io_init(&io, -1, -1, 0);
 	bc_io_preload(&io, p, n);
 	bc_request_init(&req);
-	r = bc_proto_read_request(&io, &req, err);
+	r = bc_proto_read_request_lim(&io, &lim, &req, err);
 	if (r == BC_OK && req.proto == 3)
-		r = bc_proto3_read_files(&io, NULL, NULL, any_entry, NULL,
+		r = bc_proto3_read_files(&io, NULL, &lim3, any_entry, NULL,
 		    err);
 	else if (r == BC_OK && req.proto == BC_PROTO_BOLT &&
 	    BC_REQ_IS_PUMP(&req)) {

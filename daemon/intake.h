@@ -24,7 +24,6 @@
 
 struct bc_intake_conn {
 	int fd;
-	int tcp;
 	char peer[BC_INTAKE_PEER_LEN];	/* address:port, for the log */
 	char addr[BC_INTAKE_PEER_LEN];	/* address, for its bound */
 	struct bc_buf in;		/* what arrived so far */
@@ -50,7 +49,7 @@ void bc_intake_free(struct bc_intake *t);
  * them.
  */
 void bc_intake_add(struct bc_intake *t, int fd, const char *peer,
-    const char *addr, int tcp, int64_t now, unsigned *dropped);
+    const char *addr, int64_t now, unsigned *dropped);
 /* Drop the oldest stalled connection (accept ran out of descriptors):
  * 1 if there was one. */
 int bc_intake_drop_oldest(struct bc_intake *t, const char *why);

@@ -329,7 +329,7 @@ static void
 worker_main(struct server *s, size_t mine)
 {
 	const struct bc_intake_conn *c = &s->in.v[mine];
-	int fd = c->fd, tcp = c->tcp;
+	int fd = c->fd;
 	const char *peer = c->peer;
 	size_t k;
 	int i;
@@ -351,7 +351,6 @@ worker_main(struct server *s, size_t mine)
 	if (s->keeper_ack >= 0)
 		close(s->keeper_ack);
 	set_nonblock(fd, 0);
-	(void)tcp;	/* keepalive was set at accept (accept_jobs) */
 	bc_job_serve_from(&s->jc, fd, fd, peer, bc_buf_data(&c->in),
 	    bc_buf_len(&c->in));
 	close(fd);
@@ -445,8 +444,7 @@ accept_jobs(struct server *s, int lfd)
 			    BC_TCP_KEEPINTVL_S, BC_TCP_KEEPCNT,
 			    BC_TCP_USER_TIMEOUT_MS);
 		peer_addr(peer, addr, sizeof(addr));
-		bc_intake_add(&s->in, fd, peer, addr, ss.ss_family == AF_INET ||
-		    ss.ss_family == AF_INET6, bc_now_ms(), &dropped);
+		bc_intake_add(&s->in, fd, peer, addr, bc_now_ms(), &dropped);
 		s->st.intake_dropped += dropped;
 	}
 }

@@ -32,6 +32,9 @@
 #include "daemon/policy.h"
 #include "daemon/scratch.h"
 #include "daemon/stats.h"
+#include "daemon/intake.h"
+#include "common/proto3.h"
+#include "common/wire.h"
 
 /* ------------------------------------------------------------------ ACL */
 
@@ -891,6 +894,67 @@ START_TEST(stats_active_jobs)
 }
 END_TEST
 
+/* A DIST request: argv a.c, then a DOTI of the given body bytes. */
+static void
+dist_request(struct bc_buf *b, int version, const char *doti, size_t n)
+{
+	ck_assert_int_eq(bc_wire_put_int(b, "DIST", (uint32_t)version), BC_OK);
+	ck_assert_int_eq(bc_wire_put_int(b, "ARGC", 2), BC_OK);
+	ck_assert_int_eq(bc_wire_put_str(b, "ARGV", "cc", 2), BC_OK);
+	ck_assert_int_eq(bc_wire_put_str(b, "ARGV", "a.c", 3), BC_OK);
+	ck_assert_int_eq(bc_wire_put_str(b, "DOTI", doti, n), BC_OK);
+}
+
+/* The parent's test for a whole request: every prefix of a request is
+ * "not yet", the whole is whole; compressed bodies are not expanded
+ * (a worker does, and says what is wrong); garbage is never whole. */
+START_TEST(intake_whole_requests)
+{
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+	struct bc_strv av = BC_STRV_INIT;
+	char err[BC_ERRLEN];
+	size_t k;
+	int r;
+
+	dist_request(&b, 1, "int a;\n", 7);
+	for (k = 0; k < bc_buf_len(&b); k++) {
+		r = bc_intake_whole(bc_buf_data(&b), k, err);
+		ck_assert_msg(r == BC_ERR_TRUNCATED || r == BC_ERR_EOF,
+		    "prefix %zu: %d", k, r);
+	}
+	ck_assert_int_eq(bc_intake_whole(bc_buf_data(&b), bc_buf_len(&b), err),
+	    BC_OK);
+	/* protocol 2 with a DOTI that is no LZO stream: whole all the same */
+	bc_buf_reset(&b);
+	dist_request(&b, 2, "not lzo at all", 14);
+	ck_assert_int_eq(bc_intake_whole(bc_buf_data(&b), bc_buf_len(&b), err),
+	    BC_OK);
+	ck_assert_int_eq(bc_intake_whole(bc_buf_data(&b), bc_buf_len(&b) - 1,
+	    err), BC_ERR_TRUNCATED);
+	/* protocol 3: whole only with its files */
+	bc_buf_reset(&b);
+	bc_strv_push(&av, "cc");
+	bc_strv_push(&av, "-c");
+	bc_strv_push(&av, "a.c");
+	ck_assert_int_eq(bc_proto3_write_head(&b, "/w", &av, 2, err), BC_OK);
+	ck_assert_int_eq(bc_proto3_write_file(&b, "/w/a.c", "int a;\n", 7,
+	    err), BC_OK);
+	k = bc_buf_len(&b);
+	ck_assert_int_eq(bc_intake_whole(bc_buf_data(&b), k, err),
+	    BC_ERR_EOF);
+	ck_assert_int_eq(bc_proto3_write_file(&b, "/w/a.h", "", 0, err),
+	    BC_OK);
+	ck_assert_int_eq(bc_intake_whole(bc_buf_data(&b), bc_buf_len(&b), err),
+	    BC_OK);
+	/* not a request at all: never whole, a worker says why */
+	r = bc_intake_whole((const uint8_t *)"GET / HTTP/1.0\r\n\r\n", 18,
+	    err);
+	ck_assert(r != BC_OK && r != BC_ERR_TRUNCATED && r != BC_ERR_EOF);
+	bc_strv_free(&av);
+	bc_buf_free(&b);
+}
+END_TEST
+
 START_TEST(stats_events)
 {
 	struct bc_stats st;
@@ -1392,6 +1456,7 @@ daemon_suite(void)
 	tcase_add_test(tc, stats_text_page);
 	tcase_add_test(tc, stats_json_metrics);
 	tcase_add_test(tc, stats_active_jobs);
+	tcase_add_test(tc, intake_whole_requests);
 	tcase_add_test(tc, stats_events);
 	tcase_add_test(tc, scratch_names);
 	tcase_add_test(tc, scratch_sweep);
