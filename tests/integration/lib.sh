@@ -198,6 +198,18 @@ dstat_above() { $DCC stat "$1" "$2" --above "$3" 2>/dev/null || echo -1; }
 # alive PID
 alive() { kill -0 "$1" 2>/dev/null; }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds (0) or
+# SECONDS pass (1)
+wait_until() {
+	_wn=$(($1 * 10)); shift
+	while [ "$_wn" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_wn=$((_wn - 1))
+	done
+	return 1
+}
+
 # client_stat DIR NAME: a client counter of state dir DIR (0 when absent)
 client_stat() {
 	BOLTCC_DIR="$1" "$BOLTCC" --stats --json >"$T/st.json" 2>/dev/null

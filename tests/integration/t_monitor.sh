@@ -64,17 +64,6 @@ except Exception as e:
     print("error: %s" % e)
 EOF
 }
-# wait_for SECONDS CMD...: until CMD succeeds
-wait_for() {
-	_n=$(($1 * 10)); shift
-	while [ "$_n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_n=$((_n - 1))
-	done
-	return 1
-}
-
 "$BOLTCC" fakecc -DFAKECC_MS=8000 -c slow_one.c -o slow_one.o \
 	>"$T/c1.out" 2>&1 &
 C1=$!
@@ -87,7 +76,7 @@ compiling_two() {
 	get "$DSPORT" /stats.json >"$T/stats.json"
 	[ "$(grep -o '"state":"compiling"' "$T/stats.json" | wc -l)" -eq 2 ]
 }
-wait_for 20 compiling_two || fail "two jobs never compiled at once"
+wait_until 20 compiling_two || fail "two jobs never compiled at once"
 
 # --- the daemon's pages ----------------------------------------------------
 $PYTHON - "$T/stats.json" "$ACC" >"$T/jobs.txt" 2>&1 <<'EOF'
@@ -148,23 +137,23 @@ tmux_shows() {
 		grep -q "$1" "$T/pane.txt"
 }
 check "tmux: the monitor shows the host" \
-	wait_for 10 tmux_shows "^127.0.0.1:$DPORT/2 *up"
-check "tmux: ... slow_one.c compiling" wait_for 5 tmux_shows '^    slow_one.c *compiling'
-check "tmux: ... the accented file" wait_for 5 tmux_shows "^    ${ACC}_two.c"
+	wait_until 10 tmux_shows "^127.0.0.1:$DPORT/2 *up"
+check "tmux: ... slow_one.c compiling" wait_until 5 tmux_shows '^    slow_one.c *compiling'
+check "tmux: ... the accented file" wait_until 5 tmux_shows "^    ${ACC}_two.c"
 check "tmux: ... the host down or backed off" \
-	wait_for 5 tmux_shows "^127.0.0.1:$DOWN *\(down\|backoff\)"
+	wait_until 5 tmux_shows "^127.0.0.1:$DOWN *\(down\|backoff\)"
 check "tmux: ... a job's line whole in 80 columns (it ends with the client)" \
-	wait_for 5 tmux_shows '^    slow_one.c .* 127.0.0.1:[0-9]*$' 
-check "tmux: ... and how to quit" wait_for 5 tmux_shows '^q: quit'
+	wait_until 5 tmux_shows '^    slow_one.c .* 127.0.0.1:[0-9]*$' 
+check "tmux: ... and how to quit" wait_until 5 tmux_shows '^q: quit'
 first=$(sed -n 's/^boltcc monitor  \([0-9:]*\) .*/\1/p' "$T/pane.txt")
 moved() {
 	tmux_shows '^boltcc monitor' &&
 	[ "$(sed -n 's/^boltcc monitor  \([0-9:]*\) .*/\1/p' "$T/pane.txt")" != "$first" ]
 }
-check "tmux: it refreshes (its clock moves)" wait_for 5 moved
+check "tmux: it refreshes (its clock moves)" wait_until 5 moved
 cp "$T/pane.txt" "$T/pane-live.txt"
 tmux -S "$SOCK" send-keys -t mon q
-check "tmux: q quits with status 0" wait_for 5 tmux_shows '^monitor-exit=0'
+check "tmux: q quits with status 0" wait_until 5 tmux_shows '^monitor-exit=0'
 check "tmux: the terminal is back (the view is gone)" \
 	sh -c "! grep -q '^q: quit' '$T/pane.txt'"
 tmux -S "$SOCK" kill-server 2>/dev/null
@@ -175,7 +164,7 @@ WPORT=$(freeports 1)
 WPID=$!
 _PIDS="$_PIDS $WPID"
 web_up() { [ "$(status "$WPORT" / GET)" = 200 ]; }
-check "--web: serves its page" wait_for 10 web_up
+check "--web: serves its page" wait_until 10 web_up
 get "$WPORT" /farm.json >"$T/farm.json"
 $PYTHON - "$T/farm.json" >"$T/farm.txt" 2>&1 <<'EOF'
 import json, sys
@@ -227,7 +216,7 @@ idle() {
 	get "$DSPORT" /stats.json >"$T/stats2.json"
 	grep -q '"active_jobs":\[\]' "$T/stats2.json"
 }
-check "stats.json: no job listed once they are done" wait_for 10 idle
+check "stats.json: no job listed once they are done" wait_until 10 idle
 check "the history counts the two compiles" \
 	sh -c "$PYTHON -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if sum(d[\"history\"][\"done\"]) >= 2 else 1)' '$T/stats2.json'"
 check "no state file left" \
@@ -236,7 +225,7 @@ check "no state file left" \
 check "--once after the build: no job on the host" \
 	sh -c "! grep -q ' compiling ' '$T/once2.txt'"
 kill "$WPID" 2>/dev/null
-check "--monitor --web stops on SIGTERM" wait_for 5 sh -c "! kill -0 $WPID 2>/dev/null"
+check "--monitor --web stops on SIGTERM" wait_until 5 sh -c "! kill -0 $WPID 2>/dev/null"
 "$BOLTCC" --monitor --web nonsense >"$T/bad.txt" 2>&1
 check "--web with a bad port: exit 101 naming it" \
 	sh -c "test $? -eq 101 && grep -q \"'nonsense' is not\" '$T/bad.txt'"

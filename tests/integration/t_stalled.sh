@@ -31,10 +31,7 @@ fds() { ls "/proc/$DPID/fd" 2>/dev/null | wc -l; }
 $STALL hold "$DPORT" 300 'DIST0000' 600 >"$T/hold1.out" 2>&1 &
 H1=$!
 _PIDS="$_PIDS $H1"
-i=0
-while ! grep -q '^hold: 300 open' "$T/hold1.out" && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_until 10 grep -q '^hold: 300 open' "$T/hold1.out"
 check "300 stalled connections open" grep -q '^hold: 300 open, 0 failed' "$T/hold1.out"
 reading=$($DCC http "$DSPORT" /stats.json | sed -n 's/.*"connections_reading":\([0-9]*\).*/\1/p')
 check "stats.json: 300 connections reading, no worker for them ($reading)" \
@@ -68,10 +65,7 @@ before=$(fds)
 $STALL hold "$DPORT" 2000 '' 600 >"$T/hold2.out" 2>&1 &
 H2=$!
 _PIDS="$_PIDS $H2"
-i=0
-while ! grep -q '^hold: ' "$T/hold2.out" && [ $i -lt 300 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_until 30 grep -q '^hold: ' "$T/hold2.out"
 sleep 1
 bound=$(sed -n 's/.*waiting for a whole request: at most \([0-9]*\),.*/\1/p' "$DLOG" | head -n 1)
 peak=$(fds)
@@ -118,17 +112,11 @@ check "ulimit -n 256: the bound is 192, 144 per address" \
 $STALL hold "$DPORT" 400 '' 600 >"$T/hold4.out" 2>&1 &
 H4=$!
 _PIDS="$_PIDS $H4"
-i=0
-while ! grep -q '^hold: ' "$T/hold4.out" && [ $i -lt 300 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_until 30 grep -q '^hold: ' "$T/hold4.out"
 # the kernel may hold a burst of handshakes a while (SYN backlog, SYN
 # cookies after part 2): wait until the daemon has met its bound
-i=0
-while ! grep -q 'dropped after 0 bytes of a request: the most silent' "$DLOG" &&
-    [ $i -lt 200 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_until 20 grep -q 'dropped after 0 bytes of a request: the most silent' \
+	"$DLOG"
 peak=$(fds)
 check "400 idle connections: the daemon's descriptors stay under 256 ($peak)" \
 	test "$peak" -lt 256
