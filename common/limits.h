@@ -65,6 +65,11 @@
 #define BC_MAX_INTAKE		16384
 #define BC_INTAKE_FD_RESERVE	64
 #define BC_MAX_INTAKE_BYTES	((size_t)1 << 20)
+/* A reply boltccd's parent sends itself (a cache hit, daemon/fasthit.h):
+ * at most this large (a larger one is a worker's), and at most
+ * BC_MAX_FASTHIT_PENDING bytes of such replies not yet sent in all. */
+#define BC_MAX_FASTHIT_REPLY	((size_t)4 << 20)
+#define BC_MAX_FASTHIT_PENDING	((size_t)64 << 20)
 /* A stats page read by the client's monitor, and the JSON in it. */
 #define BC_MAX_STATS_PAGE	(1024 * 1024)
 #define BC_MAX_JSON_DEPTH	32

@@ -74,6 +74,8 @@ bc_intake_remove(struct bc_intake *t, size_t i, int keep_fd)
 		return;
 	if (!keep_fd)
 		close(t->v[i].fd);
+	if (t->v[i].sending)
+		t->pending -= bc_buf_len(&t->v[i].in) - t->v[i].sent;
 	bc_buf_free(&t->v[i].in);
 	t->v[i] = t->v[--t->n];
 }
@@ -88,7 +90,8 @@ oldest_stalled(const struct bc_intake *t, const char *addr)
 	for (i = 0; i < t->n; i++) {
 		const struct bc_intake_conn *c = &t->v[i];
 
-		if (c->ready || (addr != NULL && strcmp(c->addr, addr) != 0))
+		if (c->ready || c->sending ||
+		    (addr != NULL && strcmp(c->addr, addr) != 0))
 			continue;
 		if (best == (size_t)-1 || c->t_last < t->v[best].t_last)
 			best = i;
@@ -311,6 +314,20 @@ bc_intake_expire(struct bc_intake *t, int64_t now,
 			i++;
 			continue;
 		}
+		if (c->sending) {
+			if (lim->io_ms > 0 &&
+			    now - c->t_last >= (int64_t)lim->io_ms) {
+				bc_warn("client %s: reply cut off: I/O timeout "
+				    "(--io-timeout %d s): no progress for %lld ms "
+				    "while sending (%zu of %zu bytes sent)",
+				    c->peer, lim->io_sec, (long long)lim->io_ms,
+				    c->sent, bc_buf_len(&c->in));
+				bc_intake_remove(t, i, 0);
+				n++;
+			} else
+				i++;
+			continue;
+		}
 		if (lim->request_ms > 0 &&
 		    now - c->t_accept >= (int64_t)lim->request_ms)
 			snprintf(limit, sizeof(limit), "request timeout "
@@ -327,6 +344,52 @@ bc_intake_expire(struct bc_intake *t, int64_t now,
 		n++;
 	}
 	return n;
+}
+
+void
+bc_intake_reply(struct bc_intake *t, size_t i, struct bc_buf *out,
+    int64_t now)
+{
+	struct bc_intake_conn *c = &t->v[i];
+
+	bc_buf_free(&c->in);
+	bc_buf_move(&c->in, out);
+	c->ready = 0;
+	c->sending = 1;
+	c->sent = 0;
+	c->t_last = now;
+	t->pending += bc_buf_len(&c->in);
+	(void)bc_intake_write(t, i, now);
+}
+
+int
+bc_intake_write(struct bc_intake *t, size_t i, int64_t now)
+{
+	struct bc_intake_conn *c = &t->v[i];
+	size_t len = bc_buf_len(&c->in);
+
+	while (c->sent < len) {
+		ssize_t k = send(c->fd, bc_buf_data(&c->in) + c->sent,
+		    len - c->sent, MSG_DONTWAIT);	/* SIGPIPE ignored */
+
+		if (k > 0) {
+			c->sent += (size_t)k;
+			t->pending -= (size_t)k;
+			c->t_last = now;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		bc_info("client %s: gone while its reply was sent (%zu of %zu "
+		    "bytes): %s", c->peer, c->sent, len,
+		    k < 0 ? strerror(errno) : "no progress");
+		bc_intake_remove(t, i, 0);
+		return -1;
+	}
+	bc_intake_remove(t, i, 0);
+	return 1;
 }
 
 size_t

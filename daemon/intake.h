@@ -29,12 +29,16 @@ struct bc_intake_conn {
 	struct bc_buf in;		/* what arrived so far */
 	int64_t t_accept, t_last;	/* accepted; last bytes in */
 	int ready;			/* whole, waits for a worker */
+	int sending;			/* in is the parent's reply, sent up
+					 * to sent (bc_intake_reply) */
+	size_t sent;
 };
 
 struct bc_intake {
 	struct bc_intake_conn *v;
 	size_t n, cap;
 	size_t max_total, max_per_addr;
+	size_t pending;		/* bytes of replies not sent yet */
 };
 
 /* Bounds from the descriptors this process may open (RLIMIT_NOFILE's
@@ -67,13 +71,26 @@ struct bc_intake_limits {
 	int io_ms, io_sec;		/* --io-timeout: since the last bytes */
 };
 /* Cut off the connections whose request is not whole in time, saying
- * which limit (and telling a BOLT client): their count. */
+ * which limit (and telling a BOLT client), and those whose reply made
+ * no progress for --io-timeout: their count. */
 unsigned bc_intake_expire(struct bc_intake *t, int64_t now,
     const struct bc_intake_limits *lim);
 
 /* Remove entry i; its fd is closed unless keep_fd (handed to a worker).
  * The buffer stays valid in a child forked before this. */
 void bc_intake_remove(struct bc_intake *t, size_t i, int keep_fd);
+
+/*
+ * Answer connection i with the reply in out (taken; the parent's own
+ * answer, daemon/fasthit.h): what the socket takes now is sent at once,
+ * the rest when it is writable (bc_intake_write), bounded by
+ * --io-timeout; the connection is closed after the last byte.
+ */
+void bc_intake_reply(struct bc_intake *t, size_t i, struct bc_buf *out,
+    int64_t now);
+/* Send more of connection i's reply: 1 all sent (removed), 0 more to
+ * send, -1 the client is gone (removed, logged). */
+int bc_intake_write(struct bc_intake *t, size_t i, int64_t now);
 
 /* The oldest ready connection, or (size_t)-1. */
 size_t bc_intake_next_ready(const struct bc_intake *t);

@@ -479,6 +479,23 @@ send_event(const struct job *j, int kind, int outcome, int64_t ms)
 	emit(j, &ev, kind);
 }
 
+void
+bc_job_name_src(const char *src, char *file, size_t filen, char *raw,
+    size_t rawn)
+{
+	const char *base = bc_basename(src);
+	size_t n = strlen(base);
+
+	bc_log_escape(base, n, file, filen);
+	if (n >= rawn) {
+		n = rawn - 1;
+		while (n > 0 && ((unsigned char)base[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(raw, base, n);
+	raw[n] = '\0';
+}
+
 /*
  * The job's source, known now: its name for the log and for the
  * monitor (cut at a character boundary), and the event that shows the
@@ -487,17 +504,8 @@ send_event(const struct job *j, int kind, int outcome, int64_t ms)
 static void
 job_named(struct job *j, const struct bc_request *req, const char *src)
 {
-	const char *base = bc_basename(src);
-	size_t n = strlen(base);
-
-	bc_log_escape(base, n, j->file, sizeof(j->file));
-	if (n >= sizeof(j->src)) {
-		n = sizeof(j->src) - 1;
-		while (n > 0 && ((unsigned char)base[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(j->src, base, n);
-	j->src[n] = '\0';
+	bc_job_name_src(src, j->file, sizeof(j->file), j->src,
+	    sizeof(j->src));
 	j->mode = req->proto != BC_PROTO_BOLT ? (BC_REQ_IS_PUMP(req) ?
 	    BC_MODE_PUMP : BC_MODE_PLAIN) : BC_REQ_IS_PUMP(req) ?
 	    BC_MODE_BOLT_PUMP : BC_MODE_BOLT;
@@ -969,6 +977,18 @@ outcome_name(int o)
 	}
 }
 
+void
+bc_job_log_end(const char *peer, int outcome, int status, int ret,
+    int64_t ms, const char *compiler, const char *file)
+{
+	bc_info("client: %s %s exit:%d sig:%d core:%d ret:%d time:%lldms %s %s",
+	    peer, outcome_name(outcome),
+	    WIFEXITED(status) ? WEXITSTATUS(status) : 0,
+	    WIFSIGNALED(status) ? WTERMSIG(status) : 0, (status & 0x80) != 0,
+	    ret, (long long)ms, compiler[0] != '\0' ? compiler : "-",
+	    file[0] != '\0' ? file : "-");
+}
+
 static void
 finish(struct job *j, int outcome, int status, int ret)
 {
@@ -985,13 +1005,8 @@ finish(struct job *j, int outcome, int status, int ret)
 		j->cache = NULL;
 	}
 	if (outcome != BC_OUT_HELLO)
-		bc_info("client: %s %s exit:%d sig:%d core:%d ret:%d "
-		    "time:%lldms %s %s", j->peer, outcome_name(outcome),
-		    WIFEXITED(status) ? WEXITSTATUS(status) : 0,
-		    WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-		    (status & 0x80) != 0, ret, (long long)ms,
-		    j->compiler[0] != '\0' ? j->compiler : "-",
-		    j->file[0] != '\0' ? j->file : "-");
+		bc_job_log_end(j->peer, outcome, status, ret, ms, j->compiler,
+		    j->file);
 	/* also when the reply of a compile error could not be sent */
 	if (outcome == BC_OUT_COMPILE_ERROR || j->errhead[0] != '\0')
 		bc_info("client: %s compile error in %s: %s", j->peer,
@@ -1377,9 +1392,9 @@ write_miss(const struct bc_request *req, const char *at, struct bc_buf *out,
  * a LOCATE the host the directory names (LOCN).  rec gets the key's new
  * location when it changes (rec->key "" otherwise).
  */
-static int
-write_absent(const struct bc_job_conf *conf, const struct bc_request *req,
-    struct bc_buf *out, struct bc_cache_loc *rec, char *e)
+int
+bc_job_write_absent(const struct bc_job_conf *conf,
+    const struct bc_request *req, struct bc_buf *out, struct bc_cache_loc *rec, char *e)
 {
 	const char *at;
 	int record = 0;
@@ -1470,7 +1485,7 @@ miss:
 	{
 		struct bc_cache_loc rec;
 
-		r = write_absent(j->conf, req, &out, &rec, e);
+		r = bc_job_write_absent(j->conf, req, &out, &rec, e);
 		if (r == BC_OK && rec.key[0] != '\0')
 			send_location(j, &rec);	/* the parent records it */
 	}
@@ -1482,39 +1497,6 @@ miss:
 		return BC_OUT_DISCONNECT;
 	}
 	return BC_OUT_HELLO;	/* a miss is not a job */
-}
-
-int
-bc_job_answer_absent(const struct bc_job_conf *conf, int fd, const void *in,
-    size_t n, struct bc_cache_loc *rec)
-{
-	struct bc_buf view, out = BC_BUF_INIT(BC_MAX_MSG + 64);
-	struct bc_request req;
-	char e[BC_ERRLEN];
-	int r = 0;
-
-	rec->key[0] = '\0';
-	/* every whole request comes here: only a lookup is parsed */
-	if (n == 0 || n > BC_MAX_LOOKUP_PEEK ||
-	    !BC_RQST_IS_LOOKUP(bc_proto_bolt_kind(in, n)))
-		return 0;
-	bc_buf_view(&view, in, n);
-	bc_request_init(&req);
-	if (bc_proto_parse_request(&view, NULL, &req, e) != BC_OK ||
-	    bc_buf_avail(&view) != 0 || req.proto != BC_PROTO_BOLT ||
-	    !BC_RQST_IS_LOOKUP(req.kind) || (conf->cache_dir != NULL &&
-	    bc_cache_probe(conf->cache_dir, req.key) != BC_CACHE_PROBE_ABSENT))
-		goto out;
-	if (write_absent(conf, &req, &out, rec, e) != BC_OK ||
-	    send(fd, bc_buf_data(&out), bc_buf_len(&out), MSG_DONTWAIT) !=
-	    (ssize_t)bc_buf_len(&out))	/* the parent ignores SIGPIPE */
-		r = -1;
-	else
-		r = 1;
-out:
-	bc_request_free(&req);
-	bc_buf_free(&out);
-	return r;
 }
 
 /* BOLT zero from a peer that may (loopback or --admin-allow): the

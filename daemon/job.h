@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "cache/store.h"
+#include "common/buf.h"
+#include "common/proto.h"
 #include "common/util.h"
 #include "acl.h"
 #include "locdir.h"
@@ -96,16 +98,23 @@ void bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
     const char *peer, const void *pre, size_t npre);
 
 /*
- * For the parent, on a whole request (the n bytes at in, read from fd):
- * if it is exactly one BOLT LOOKUP or LOCATE of a key this daemon's
- * cache cannot have (bc_cache_probe), answer on fd (MISS, or LOCN from
- * conf->locdir) and return 1 (the caller closes fd); anything else is
- * for a worker: 0.  -1: the answer could not be sent (close fd).  Looks
- * at most at BC_MAX_LOOKUP_PEEK bytes, never blocks, never opens the
- * cache index.  When the key's location changes, rec->key is set (else
- * it is ""): the caller records rec.
+ * The answer to a lookup (LOOKUP, LOOKUPF or LOCATE) of a key this
+ * daemon does not have: MISS, or for LOCATE the host conf->locdir names
+ * (LOCN); rec->key is set when the key's location changes (the caller
+ * records rec), else "".  BC_OK or an error with e.
  */
-int bc_job_answer_absent(const struct bc_job_conf *conf, int fd,
-    const void *in, size_t n, struct bc_cache_loc *rec);
+int bc_job_write_absent(const struct bc_job_conf *conf,
+    const struct bc_request *req, struct bc_buf *out,
+    struct bc_cache_loc *rec, char *e);
+
+/* A job's end in the log, as every worker says it (the outcome, the
+ * compiler's wait status, the time, the compiler and the source). */
+void bc_job_log_end(const char *peer, int outcome, int status, int ret,
+    int64_t ms, const char *compiler, const char *file);
+
+/* A source's base name for the log (escaped, into file) and for the
+ * stats (as sent, cut at a character boundary, into raw). */
+void bc_job_name_src(const char *src, char *file, size_t filen, char *raw,
+    size_t rawn);
 
 #endif

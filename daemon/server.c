@@ -38,6 +38,7 @@
 #include "scratch.h"
 #include "server.h"
 #include "stats.h"
+#include "fasthit.h"
 #include "intake.h"
 
 #define MAX_LISTENERS	32
@@ -304,6 +305,8 @@ struct server {
 	int keeper_ack;		/* its SYNC answers (non-blocking), -1 none */
 	uint32_t keeper_seq;	/* the last SYNC sent */
 	struct bc_intake in;	/* connections until their request is whole */
+	struct bc_fasthit fast;	/* the parent's own answers */
+	struct bc_fasthit_answer answer;
 };
 
 static void
@@ -484,10 +487,43 @@ start_worker(struct server *s, size_t i)
 }
 
 /*
+ * The parent's own answer to intake entry i, if it has one (a lookup's
+ * miss, a cache hit: fasthit.h): 1 answered (the entry sends it or is
+ * gone), 0 for a worker.
+ */
+static int
+answer_here(struct server *s, size_t i)
+{
+	struct bc_intake_conn *c = &s->in.v[i];
+	struct bc_fasthit_answer *a = &s->answer;
+
+	if (s->in.pending >= BC_MAX_FASTHIT_PENDING)
+		return 0;	/* clients that do not read: workers wait */
+	switch (bc_fasthit_answer(&s->fast, &s->jc, c->peer,
+	    bc_buf_data(&c->in), bc_buf_len(&c->in), a)) {
+	case BC_FAST_ABSENT:
+		if (a->rec.key[0] != '\0')
+			apply_location(s, a->rec.key, a->rec.host);
+		s->st.hello++;
+		s->st.lookup_fast++;
+		break;
+	case BC_FAST_HIT:
+		bc_stats_event(&s->st, &a->ev, bc_now_ms());
+		s->st.hit_fast++;
+		break;
+	default:
+		return 0;
+	}
+	bc_intake_reply(&s->in, i, &a->out, bc_now_ms());
+	bc_buf_init(&a->out, BC_MAX_FASTHIT_REPLY);
+	return 1;
+}
+
+/*
  * Whole requests to workers, oldest first, while there is room for one
  * (--jobs + --queue); the rest wait here, read, costing no worker.  Most
- * of a farm's lookups miss: those are answered here, without a worker
- * (see job.h).
+ * of a farm's lookups miss, and an incremental build's jobs hit: those
+ * are answered here, without a worker (fasthit.h).
  */
 static void
 dispatch_ready(struct server *s)
@@ -496,23 +532,8 @@ dispatch_ready(struct server *s)
 
 	while (!s->stopping && (i = bc_intake_next_ready(&s->in)) !=
 	    (size_t)-1) {
-		struct bc_intake_conn *c = &s->in.v[i];
-		struct bc_cache_loc rec;
-		int r;
-
-		r = bc_job_answer_absent(&s->jc, c->fd, bc_buf_data(&c->in),
-		    bc_buf_len(&c->in), &rec);
-		if (r != 0) {
-			if (rec.key[0] != '\0')
-				apply_location(s, rec.key, rec.host);
-			if (r > 0) {
-				s->st.hello++;
-				s->st.lookup_fast++;
-			} else
-				s->st.other++;
-			bc_intake_remove(&s->in, i, 0);
+		if (answer_here(s, i))
 			continue;
-		}
 		if (active_workers(s) >= s->conf->jobs + s->conf->queue)
 			break;
 		(void)start_worker(s, i);
@@ -521,7 +542,7 @@ dispatch_ready(struct server *s)
 	for (i = 0; i < s->in.n; i++) {
 		if (s->in.v[i].ready)
 			s->st.intake_waiting++;
-		else
+		else if (!s->in.v[i].sending)
 			s->st.intake_reading++;
 	}
 }
@@ -542,7 +563,10 @@ intake_io(struct server *s, const struct pollfd *pfd, const size_t *pin,
 		if (pfd[k].revents == 0 || i >= s->in.n ||
 		    s->in.v[i].fd != pfd[k].fd)
 			continue;
-		(void)bc_intake_read(&s->in, i, now);
+		if (s->in.v[i].sending)
+			(void)bc_intake_write(&s->in, i, now);
+		else
+			(void)bc_intake_read(&s->in, i, now);
 	}
 }
 
@@ -1178,6 +1202,8 @@ bc_server_run(const struct bc_server_conf *conf)
 		return 1;
 	}
 	bc_intake_init(&s.in);
+	bc_fasthit_init(&s.fast);
+	bc_fasthit_answer_init(&s.answer);
 	ilim.request_sec = conf->request_timeout_sec;
 	ilim.request_ms = conf->request_timeout_sec * 1000;
 	ilim.io_sec = conf->io_timeout_sec;
@@ -1262,7 +1288,7 @@ bc_server_run(const struct bc_server_conf *conf)
 			if (s.in.v[j].ready)
 				continue;
 			pfd[n].fd = s.in.v[j].fd;
-			pfd[n].events = POLLIN;
+			pfd[n].events = s.in.v[j].sending ? POLLOUT : POLLIN;
 			pin[n - k0] = j;
 			pidx[n++] = -4;
 		}
@@ -1332,6 +1358,8 @@ bc_server_run(const struct bc_server_conf *conf)
 	bc_locdir_free(&s.locdir);
 	bc_stats_free(&s.st);
 	bc_intake_free(&s.in);
+	bc_fasthit_answer_free(&s.answer);
+	bc_fasthit_free(&s.fast);
 	free(s.w);
 	free(pfd);
 	free(pidx);

@@ -235,8 +235,8 @@ bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
 
 #define BASE_FIELDS(X) X(tcp_accept) X(rej_acl) X(rej_bad_req) \
 	X(rej_overload) X(compile_ok) X(compile_error) X(compile_timeout) \
-	X(cli_disconnect) X(other) X(hello) X(lookup_fast) X(intake_dropped) \
-	X(intake_expired)
+	X(cli_disconnect) X(other) X(hello) X(lookup_fast) X(hit_fast) \
+	X(intake_dropped) X(intake_expired)
 
 void
 bc_stats_zero(struct bc_stats *st, int64_t unix_now)
@@ -606,7 +606,7 @@ bc_stats_render_json(const struct bc_stats *st,
 		    "\"dcc_compile_ok\":%llu,"
 		    "\"dcc_compile_error\":%llu,\"dcc_compile_timeout\":%llu,"
 		    "\"dcc_cli_disconnect\":%llu,\"dcc_other\":%llu,"
-		    "\"hello\":%llu,\"lookup_fast\":%llu,"
+		    "\"hello\":%llu,\"lookup_fast\":%llu,\"hit_fast\":%llu,"
 		    "\"connections_reading\":%d,\"requests_waiting\":%d,"
 		    "\"connections_dropped\":%llu,\"requests_expired\":%llu,"
 		    "\"dcc_longest_job\":",
@@ -624,6 +624,7 @@ bc_stats_render_json(const struct bc_stats *st,
 		    (unsigned long long)st->other,
 		    (unsigned long long)st->hello,
 		    (unsigned long long)st->lookup_fast,
+		    (unsigned long long)st->hit_fast,
 		    st->intake_reading, st->intake_waiting,
 		    (unsigned long long)st->intake_dropped,
 		    (unsigned long long)st->intake_expired);

@@ -118,6 +118,7 @@ struct bc_stats {
 	uint64_t other;
 	uint64_t hello;
 	uint64_t lookup_fast;	/* LOOKUP misses the parent answered (no worker) */
+	uint64_t hit_fast;	/* cache hits the parent served (no worker) */
 	/* connections before their request is whole (intake.h) */
 	uint64_t intake_dropped;	/* silent longest at a bound */
 	uint64_t intake_expired;	/* not whole by --request-timeout */
@@ -154,7 +155,8 @@ struct bc_stats {
 	struct bc_stats_base {
 		uint64_t tcp_accept, rej_acl, rej_bad_req, rej_overload;
 		uint64_t compile_ok, compile_error, compile_timeout;
-		uint64_t cli_disconnect, other, hello, lookup_fast;
+		uint64_t cli_disconnect, other, hello, lookup_fast,
+		    hit_fast;
 		uint64_t intake_dropped, intake_expired;
 	} base;
 	int64_t zeroed_at;

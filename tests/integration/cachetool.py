@@ -302,6 +302,30 @@ def cmd_bolt(args):
             print(describe(exchange(port, req + req)))
         else:
             print(describe(exchange(port, req + b"xyz")))
+    elif mode == "lookup-noread":
+        # a client that asks and then does not read for SECS seconds
+        # (a small receive buffer), then reads what still comes: GOT
+        # with the reply's size if it came whole, else CUT and the bytes
+        req = hdr("BOLT", 1) + hdr("RQST", 3) + pstr("CKEY", rest[0])
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(60)
+        s.connect((HOST, port))
+        s.sendall(req)
+        print("SENT", flush=True)
+        time.sleep(float(rest[1]))
+        buf = b""
+        try:
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                buf += b
+        except OSError:
+            pass
+        s.close()
+        whole = len(buf) >= 12 and buf.endswith(hdr("DOTD", 0))
+        print("%s %d %s" % ("GOT" if whole else "CUT", len(buf), describe(buf)))
     elif mode in ("locate", "locate-split"):
         req = (hdr("BOLT", 1) + hdr("RQST", 6) + pstr("CKEY", rest[0]) +
                hdr("FLAG", int(rest[1])) + pstr("HOST", rest[2]))

@@ -259,9 +259,11 @@ fb=$($CT dstat $D1SPORT lookup_fast); ab=$($CT dstat $D1SPORT dcc_tcp_accept)
 ans=$($CT bolt $D1PORT lookup "$NOKEY")
 check "absent key: MISS ($ans)" [ "$ans" = MISS ]
 check "absent key: answered without a worker (lookup_fast $fb -> $($CT dstat $D1SPORT lookup_fast))" [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
+hf=$($CT dstat $D1SPORT hit_fast)
 ans=$($CT bolt $D1PORT lookup "$KEY")
-[ "$ans" = STAT ] && [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ]
-check "present key: a worker serves the hit ($ans, lookup_fast unchanged)" [ $? -eq 0 ]
+[ "$ans" = STAT ] && [ "$($CT dstat $D1SPORT lookup_fast)" -eq $((fb + 1)) ] &&
+	[ "$($CT dstat $D1SPORT hit_fast)" -eq $((hf + 1)) ]
+check "present key: the parent serves the hit too ($ans, hit_fast $hf -> $($CT dstat $D1SPORT hit_fast), lookup_fast unchanged)" [ $? -eq 0 ]
 # the parent reads a request whole before it looks (daemon/intake.h): a
 # lookup sent in two parts is answered there too; two requests on one
 # connection, or trailing bytes, go to a worker
