@@ -1,7 +1,8 @@
 /*
- * main.c - the boltcc client: invocation mode, client-only options, and
- * the life of one compile (classify, choose a host, preprocess locally,
- * send, write the outputs, or fall back to a local compile).
+ * main.c - the boltcc client: invocation mode, client-only options
+ * (--stats in client/statscmd.c), and the life of one compile
+ * (classify, choose a host, preprocess locally, send, write the
+ * outputs, or fall back to a local compile).
  *
  * Exit status: the compiler's, or one of distcc's codes (exitcode.h) for
  * boltcc's own failures.  A farm failure never fails the build unless
@@ -48,7 +49,7 @@
 #include "client/pump.h"
 #include "client/pumpx.h"
 #include "client/ssh.h"
-#include "client/statsview.h"
+#include "client/statscmd.h"
 #include "client/xcode.h"
 
 /* Everything one compile needs. */
@@ -160,22 +161,6 @@ output_mode(void)
 
 	umask(um);
 	return (int)(0666 & ~um);
-}
-
-static int
-hosts_text_empty(const char *s)
-{
-	while (*s != '\0') {
-		if (*s == '#') {
-			while (*s != '\0' && *s != '\n')
-				s++;
-			continue;
-		}
-		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
-			return 0;
-		s++;
-	}
-	return 1;
 }
 
 /* s as a JSON string (common/json.h). */
@@ -1089,7 +1074,8 @@ run_remote(struct job *j)
 		    cfg->error, j->plan.source != NULL ? j->plan.source : "");
 		return cfg->error_exit;
 	}
-	if (cfg->hosts_text == NULL || hosts_text_empty(cfg->hosts_text)) {
+	r = bc_cconf_hosts(cfg, &hl, err);
+	if (r == BC_ERR_NOENT) {
 		if (!cfg->fallback) {
 			fprintf(stderr, "boltcc: error: no hosts configured "
 			    "(BOLTCC_HOSTS, DISTCC_HOSTS, %s/hosts, "
@@ -1101,8 +1087,6 @@ run_remote(struct job *j)
 		    "DISTCC_HOSTS); compiling %s locally", j->plan.source);
 		return run_local(j, "no-hosts");
 	}
-	memset(&hl, 0, sizeof(hl));
-	r = bc_hosts_parse(cfg->hosts_text, cfg->hosts_boltopts, &hl, err);
 	if (r != BC_OK) {
 		fprintf(stderr, "boltcc: error: bad host list in %s: %s\n",
 		    cfg->hosts_origin, err);
@@ -1442,25 +1426,21 @@ out:
 /* --------------------------------------------------------------------- */
 /* client-only options */
 
+/* The host list for --show-hosts, -j and --monitor (each says why there
+ * is none). */
 static int
-load_hosts(const struct bc_cconf *cfg, struct bc_hostlist *hl, int quiet)
+load_hosts(const struct bc_cconf *cfg, struct bc_hostlist *hl)
 {
 	char err[BC_ERRLEN];
+	int r = bc_cconf_hosts(cfg, hl, err);
 
-	memset(hl, 0, sizeof(*hl));
-	if (cfg->hosts_text == NULL || hosts_text_empty(cfg->hosts_text)) {
-		if (!quiet)
-			fprintf(stderr, "boltcc: no hosts configured (set "
-			    "BOLTCC_HOSTS or DISTCC_HOSTS)\n");
-		return BC_ERR_NOENT;
-	}
-	if (bc_hosts_parse(cfg->hosts_text, cfg->hosts_boltopts, hl, err)
-	    != BC_OK) {
+	if (r == BC_ERR_NOENT)
+		fprintf(stderr, "boltcc: no hosts configured (set "
+		    "BOLTCC_HOSTS or DISTCC_HOSTS)\n");
+	else if (r != BC_OK)
 		fprintf(stderr, "boltcc: error: bad host list in %s: %s\n",
 		    cfg->hosts_origin, err);
-		return BC_ERR_HOSTSPEC;
-	}
-	return BC_OK;
+	return r;
 }
 
 /* One host's state for --show-hosts (see boltcc(1)). */
@@ -1582,7 +1562,7 @@ opt_show_hosts(const struct bc_cconf *cfg, int as_json)
 	struct host_state st;
 	char **specs;
 	size_t i;
-	int width = 0, r = load_hosts(cfg, &hl, 0);
+	int width = 0, r = load_hosts(cfg, &hl);
 
 	if (r != BC_OK)
 		return r == BC_ERR_NOENT ? BC_EXIT_NO_HOSTS :
@@ -1614,7 +1594,7 @@ static int
 opt_slots(const struct bc_cconf *cfg)
 {
 	struct bc_hostlist hl;
-	int r = load_hosts(cfg, &hl, 0);
+	int r = load_hosts(cfg, &hl);
 
 	if (r != BC_OK)
 		return r == BC_ERR_NOENT ? BC_EXIT_NO_HOSTS :
@@ -1696,50 +1676,6 @@ opt_explain(char **words, int n)
 	return 0;
 }
 
-/* --stats / -s [-v] [--json] (client/statsview.h); words: what follows. */
-static int
-opt_stats(const struct bc_cconf *cfg, int nwords, char **words)
-{
-	struct bc_statsview_opts o;
-	struct bc_hostlist hl;
-	char err[BC_ERRLEN];
-	int have_hosts, r;
-
-	if (bc_statsview_args(nwords, words, &o, err) != BC_OK) {
-		fprintf(stderr, "boltcc: %s; usage: --stats [-v] [--json]\n",
-		    err);
-		return BC_EXIT_BAD_ARGUMENTS;
-	}
-	have_hosts = load_hosts(cfg, &hl, 1) == BC_OK;
-	r = bc_statsview_show(cfg, have_hosts ? &hl : NULL, &o, err);
-	if (have_hosts)
-		bc_hosts_free(&hl);
-	if (r != BC_OK) {
-		fprintf(stderr, "boltcc: error: %s\n", err);
-		return BC_EXIT_BAD_ARGUMENTS;
-	}
-	return 0;
-}
-
-/* This client's counters only: the farm's are an operator's
- * (boltccd --zero-stats, doc/cache.md). */
-static int
-opt_zero_stats(const struct bc_cconf *cfg)
-{
-	char err[BC_ERRLEN];
-
-	if (!cfg->dir_ok) {
-		fprintf(stderr, "boltcc: error: %s\n", cfg->error != NULL ?
-		    cfg->error : "no state directory");
-		return BC_EXIT_BAD_ARGUMENTS;
-	}
-	if (bc_cstats_zero(cfg->dir, err) != BC_OK) {
-		fprintf(stderr, "boltcc: error: %s\n", err);
-		return BC_EXIT_IO_ERROR;
-	}
-	return 0;
-}
-
 /* boltcc --monitor: the farm live (client/monitor.c). */
 static int
 opt_monitor(const struct bc_cconf *cfg, int argc, char **argv)
@@ -1747,7 +1683,7 @@ opt_monitor(const struct bc_cconf *cfg, int argc, char **argv)
 	struct bc_hostlist hl;
 	int rc;
 
-	if (load_hosts(cfg, &hl, 0) != BC_OK)
+	if (load_hosts(cfg, &hl) != BC_OK)
 		memset(&hl, 0, sizeof(hl));	/* the view says: no hosts */
 	rc = bc_monitor_main(cfg, &hl, argc, argv);
 	bc_hosts_free(&hl);
@@ -1782,17 +1718,6 @@ unknown_option(const char *a)
 	return BC_EXIT_BAD_ARGUMENTS;
 }
 
-/* 1 if words are only -v, --verbose, --json: "boltcc -s" followed by
- * them is --stats (ccache's -s); "boltcc -s foo.c" is "cc -s foo.c". */
-static int
-stats_words(int n, char **words)
-{
-	struct bc_statsview_opts o;
-	char err[BC_ERRLEN];
-
-	return bc_statsview_args(n, words, &o, err) == BC_OK;
-}
-
 /* 1 and *rc set if argv[1] was a client-only option (or an unknown one). */
 static int
 client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
@@ -1819,10 +1744,10 @@ client_option(const struct bc_cconf *cfg, int argc, char **argv, int *rc)
 	} else if (strcmp(a, "--explain") == 0) {
 		*rc = opt_explain(argv + 2, argc - 2);
 	} else if (strcmp(a, "--stats") == 0 || (strcmp(a, "-s") == 0 &&
-	    stats_words(argc - 2, argv + 2))) {
-		*rc = opt_stats(cfg, argc - 2, argv + 2);
+	    bc_statscmd_is_stats(argc - 2, argv + 2))) {
+		*rc = bc_statscmd_main(cfg, argc - 2, argv + 2);
 	} else if (strcmp(a, "--zero-stats") == 0) {
-		*rc = opt_zero_stats(cfg);
+		*rc = bc_statscmd_zero(cfg);
 	} else if (strcmp(a, "--monitor") == 0) {
 		*rc = opt_monitor(cfg, argc - 2, argv + 2);
 	} else if (strcmp(a, "--cache") == 0) {
