@@ -519,12 +519,104 @@ setup_log(const struct bc_cconf *cfg)
 		bc_warn("%s", cfg->warnings.v[i]);
 }
 
+/*
+ * The real compiler for j->argv (the building Xcode's clang, or the
+ * first on PATH that is not boltcc), PATH without masquerade dirs for it
+ * and its children, and the argv it gets when run here.  BC_OK, or the
+ * exit code after the message.
+ */
+static int
+find_compiler(struct bc_cjob *j, int masquerade)
+{
+	const struct bc_cconf *cfg = j->cfg;
+	char err[BC_ERRLEN], *clean;
+	int r;
+
+	/* CC=boltcc under Xcode: the building Xcode's clang (xcode.h). */
+	r = bc_xcode_resolve(&j->self, &j->argv, &j->compiler_path);
+	if (r != BC_OK)
+		r = bc_local_find_compiler(&j->self, j->argv.v[0],
+		    cfg->path_env, &j->compiler_path, err);
+	if (r != BC_OK) {
+		fprintf(stderr, "boltcc: error: %s\n", err);
+		return BC_EXIT_COMPILER_MISSING;
+	}
+	if (strchr(j->argv.v[0], '/') != NULL &&
+	    bc_local_is_self(&j->self, j->argv.v[0])) {
+		/* "boltcc /path/to/masquerade/gcc": the compiler is gcc. */
+		char *name = xstrdup(bc_basename(j->argv.v[0]));
+
+		free(j->argv.v[0]);
+		j->argv.v[0] = name;
+		masquerade = 1;
+	}
+	clean = bc_local_clean_path(&j->self, j->argv.v[0], cfg->path_env);
+	/* Also when PATH is unset (Xcode's -cc1 jobs): gcc needs one to
+	 * find itself from a bare argv[0]. */
+	if (strcmp(clean, cfg->path_env) != 0 || !cfg->path_set) {
+		bc_debug("PATH without masquerade dirs: %s", clean);
+		setenv("PATH", clean, 1);
+	}
+	free(clean);
+	/* The argv the real compiler gets locally: the user's own words; in
+	 * masquerade argv[0] was our link, so name the real compiler. */
+	bc_strv_copy(&j->exec_argv, &j->argv);
+	if (masquerade) {
+		free(j->exec_argv.v[0]);
+		j->exec_argv.v[0] = xstrdup(j->compiler_path);
+	}
+	return BC_OK;
+}
+
+/*
+ * The compile: locally when called by a compiler boltcc started, or
+ * when the command is not distributable; else through the farm
+ * (client/rjob.c).  The exit code (a local compile execs).
+ */
+static int
+compile(struct bc_cjob *j)
+{
+	struct bc_strv ex = BC_STRV_INIT;
+	char err[BC_ERRLEN];
+	int r;
+
+	if (j->cfg->safeguard) {
+		/* Called by a compiler we started (or a loop of wrappers):
+		 * never distribute, never recurse. */
+		bc_debug("recursion guard set: running %s locally",
+		    j->compiler_path);
+		return bc_cjob_exec_local(j);
+	}
+	setenv("_DISTCC_SAFEGUARD", "1", 1);
+	setenv("BOLTCC_SAFEGUARD", "1", 1);
+
+	r = bc_args_expand_rsp(&j->argv, &ex, err);
+	if (r == BC_OK)
+		r = bc_args_classify(&ex, &j->plan, err);
+	bc_strv_free(&ex);
+	if (r != BC_OK) {
+		bc_warn("cannot classify the command (%s); compiling locally",
+		    err);
+		return bc_cjob_run_local(j, "classify-error");
+	}
+	if (!j->plan.remote)
+		return bc_cjob_run_local(j, j->plan.reason != NULL ?
+		    j->plan.reason : "local");
+	/* debug info from a .i that would differ from the local compile's:
+	 * the job leaves only in pump mode (doc/fidelity.md) */
+	if (j->plan.pump_only == NULL && !j->plan.preprocessed &&
+	    j->cfg->plain_debug != 1 && plain_debug_differs(&j->plan, &j->argv))
+		j->plan.pump_only = "debug-info";
+	r = bc_rjob_run(j);
+	bc_cjob_commit_stats(j);
+	return r;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct bc_cconf cfg;
 	struct bc_cjob j;
-	char err[BC_ERRLEN];
 	const char *base;
 	int masquerade, rc, i;
 
@@ -553,84 +645,9 @@ main(int argc, char **argv)
 			goto done;
 		argv_from_words(argv + 1, argc - 1, &j.argv);
 	}
-
-	/* CC=boltcc under Xcode: the building Xcode's clang (xcode.h). */
-	rc = bc_xcode_resolve(&j.self, &j.argv, &j.compiler_path);
-	if (rc != BC_OK)
-		rc = bc_local_find_compiler(&j.self, j.argv.v[0],
-		    cfg.path_env, &j.compiler_path, err);
-	if (rc != BC_OK) {
-		fprintf(stderr, "boltcc: error: %s\n", err);
-		rc = BC_EXIT_COMPILER_MISSING;
-		goto done;
-	}
-	if (strchr(j.argv.v[0], '/') != NULL &&
-	    bc_local_is_self(&j.self, j.argv.v[0])) {
-		/* "boltcc /path/to/masquerade/gcc": the compiler is gcc. */
-		char *name = xstrdup(bc_basename(j.argv.v[0]));
-
-		free(j.argv.v[0]);
-		j.argv.v[0] = name;
-		masquerade = 1;
-	}
-	{
-		char *clean = bc_local_clean_path(&j.self, j.argv.v[0],
-		    cfg.path_env);
-
-		/* Also when PATH is unset (Xcode's -cc1 jobs): gcc needs
-		 * one to find itself from a bare argv[0]. */
-		if (strcmp(clean, cfg.path_env) != 0 ||
-		    !cfg.path_set) {
-			bc_debug("PATH without masquerade dirs: %s", clean);
-			setenv("PATH", clean, 1);
-		}
-		free(clean);
-	}
-	/* The argv the real compiler gets locally: the user's own words; in
-	 * masquerade argv[0] was our link, so name the real compiler. */
-	bc_strv_copy(&j.exec_argv, &j.argv);
-	if (masquerade) {
-		free(j.exec_argv.v[0]);
-		j.exec_argv.v[0] = xstrdup(j.compiler_path);
-	}
-
-	if (cfg.safeguard) {
-		/* Called by a compiler we started (or a loop of wrappers):
-		 * never distribute, never recurse. */
-		bc_debug("recursion guard set: running %s locally",
-		    j.compiler_path);
-		rc = bc_cjob_exec_local(&j);
-		goto done;
-	}
-	setenv("_DISTCC_SAFEGUARD", "1", 1);
-	setenv("BOLTCC_SAFEGUARD", "1", 1);
-
-	{
-		struct bc_strv ex = BC_STRV_INIT;
-
-		rc = bc_args_expand_rsp(&j.argv, &ex, err);
-		if (rc == BC_OK)
-			rc = bc_args_classify(&ex, &j.plan, err);
-		bc_strv_free(&ex);
-		if (rc != BC_OK) {
-			bc_warn("cannot classify the command (%s); compiling "
-			    "locally", err);
-			rc = bc_cjob_run_local(&j, "classify-error");
-			goto done;
-		}
-	}
-	if (!j.plan.remote) {
-		rc = bc_cjob_run_local(&j, j.plan.reason != NULL ? j.plan.reason :
-		    "local");
-		goto done;
-	}
-	/* debug info from a .i that would differ from the local compile's:
-	 * the job leaves only in pump mode (doc/fidelity.md) */
-	if (j.plan.pump_only == NULL && !j.plan.preprocessed &&
-	    cfg.plain_debug != 1 && plain_debug_differs(&j.plan, &j.argv))
-		j.plan.pump_only = "debug-info";
-	rc = bc_rjob_run(&j);
-	bc_cjob_commit_stats(&j);
+	rc = find_compiler(&j, masquerade);
+	if (rc == BC_OK)
+		rc = compile(&j);
 done:
 	bc_cjob_free(&j);
 	bc_cconf_free(&cfg);

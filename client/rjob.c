@@ -106,7 +106,7 @@ bc_rjob_host_independent(const struct bc_rjob *rj, int *proto, int *pump)
 		bolt = h->bolt == BC_BOLT_YES ? 1 : h->bolt == BC_BOLT_NO ?
 		    0 : bc_remote_probe_cached(j->cfg->statedir, h);
 		if (bolt < 0 || (!bolt && j->plan.dia_file != NULL))
-			return 0;	/* probed first; .dia: see choose_mode */
+			return 0;	/* probed first; .dia: choose_mode */
 		pr = bc_rjob_host_proto(h, bolt);
 		pu = bc_rjob_wants_pump(j->cfg, h, pr);
 		if (n++ > 0 && (pr != *proto || pu != *pump))
