@@ -276,6 +276,34 @@ bc_cconf_make_dirs(const struct bc_cconf *c, char *err)
 	return r;
 }
 
+/* 1 if the host list text s holds only blanks and comments. */
+static int
+hosts_text_empty(const char *s)
+{
+	while (*s != '\0') {
+		if (*s == '#') {
+			while (*s != '\0' && *s != '\n')
+				s++;
+			continue;
+		}
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+		s++;
+	}
+	return 1;
+}
+
+int
+bc_cconf_hosts(const struct bc_cconf *c, struct bc_hostlist *hl, char *err)
+{
+	memset(hl, 0, sizeof(*hl));
+	if (c->hosts_text == NULL || hosts_text_empty(c->hosts_text))
+		return bc_seterr(err, BC_ERR_NOENT, "no hosts configured");
+	if (bc_hosts_parse(c->hosts_text, c->hosts_boltopts, hl, err) != BC_OK)
+		return BC_ERR_HOSTSPEC;
+	return BC_OK;
+}
+
 int
 bc_cconf_stats_port(const struct bc_cconf *c, const struct bc_host *h)
 {

@@ -61,6 +61,15 @@ void bc_cconf_load(struct bc_cconf *c);
 void bc_cconf_free(struct bc_cconf *c);
 /* Create dir/lock and dir/state (needs dir_ok).  BC_OK or error. */
 int bc_cconf_make_dirs(const struct bc_cconf *c, char *err);
+/*
+ * The host list into hl (zeroed first; bc_hosts_free releases it).
+ * BC_OK; BC_ERR_NOENT when none is configured (no list anywhere, or one
+ * of only blanks and comments); BC_ERR_HOSTSPEC with err the parser's
+ * message when the list (from c->hosts_origin) is bad.
+ */
+struct bc_hostlist;
+int bc_cconf_hosts(const struct bc_cconf *c, struct bc_hostlist *hl,
+    char *err);
 /* The stats port of a host: BOLTCC_STATS_PORT, else 3633 for a host on
  * 3632, else the host's port + 1. */
 struct bc_host;

@@ -589,6 +589,12 @@ bc_hosts_total_slots(const struct bc_hostlist *hl)
 	return sum;
 }
 
+const char *
+bc_host_label(const struct bc_host *h)
+{
+	return h->spec != NULL ? h->spec : (h->name != NULL ? h->name : "?");
+}
+
 char *
 bc_host_describe(const struct bc_host *h)
 {

@@ -64,5 +64,7 @@ void bc_hosts_free(struct bc_hostlist *hl);
 int bc_hosts_total_slots(const struct bc_hostlist *hl);
 /* Canonical text of one entry for --show-hosts. */
 char *bc_host_describe(const struct bc_host *h);
+/* The entry as written (else its name, else "?"), for messages. */
+const char *bc_host_label(const struct bc_host *h);
 
 #endif
