@@ -58,7 +58,7 @@ output_mode(void)
 int
 bc_cjob_write_file(const char *path, const struct bc_buf *b, char *err)
 {
-	return bc_write_file_atomic(path, bc_buf_data(b), bc_buf_len(b),
+	return bc_write_output(path, bc_buf_data(b), bc_buf_len(b),
 	    output_mode(), err);
 }
 
@@ -237,12 +237,12 @@ bc_cjob_write_outputs(struct bc_cjob *j, const struct bc_reply *rep,
 {
 	int mode = output_mode(), r;
 
-	r = bc_write_file_atomic(j->plan.output, bc_buf_data(&rep->doto),
+	r = bc_write_output(j->plan.output, bc_buf_data(&rep->doto),
 	    bc_buf_len(&rep->doto), mode, err);
 	if (r != BC_OK)
 		return r;
 	if (j->plan.dia_file != NULL && bc_buf_len(&rep->dia) > 0) {
-		r = bc_write_file_atomic(j->plan.dia_file,
+		r = bc_write_output(j->plan.dia_file,
 		    bc_buf_data(&rep->dia), bc_buf_len(&rep->dia), mode, err);
 		if (r != BC_OK)
 			return r;

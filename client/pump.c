@@ -548,10 +548,10 @@ bc_cpump_write_deps(const struct bc_cpump *p, const struct bc_reply *rep,
 	um = umask(0);
 	umask(um);
 	if (p->dep_style != 0 && bc_buf_len(&dotd) > 0)
-		r = bc_write_file_atomic(p->dep_file, bc_buf_data(&dotd),
+		r = bc_write_output(p->dep_file, bc_buf_data(&dotd),
 		    bc_buf_len(&dotd), (int)(0666 & ~um), err);
 	else
-		r = bc_write_file_atomic(p->dep_file, bc_buf_data(&rep->dotd),
+		r = bc_write_output(p->dep_file, bc_buf_data(&rep->dotd),
 		    bc_buf_len(&rep->dotd), (int)(0666 & ~um), err);
 	bc_buf_free(&dotd);
 	return r;

@@ -285,10 +285,28 @@ write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+static int write_via_temp(const char *path, const void *p, size_t n,
+    int mode, int replace, char *err);
+
 int
 bc_write_file_atomic(const char *path, const void *p, size_t n, int mode,
     char *err)
 {
+	return write_via_temp(path, p, n, mode, 0, err);
+}
+
+int
+bc_write_output(const char *path, const void *p, size_t n, int mode,
+    char *err)
+{
+	return write_via_temp(path, p, n, mode, 1, err);
+}
+
+static int
+write_via_temp(const char *path, const void *p, size_t n, int mode,
+    int replace, char *err)
+{
+	struct stat st;
 	const char *base = bc_basename(path);
 	size_t dirlen = (size_t)(base - path);
 	char *tmp;
@@ -321,6 +339,13 @@ bc_write_file_atomic(const char *path, const void *p, size_t n, int mode,
 		goto fail;
 	}
 	fd = -1;
+	/* A rename over an existing file makes ext4 (auto_da_alloc) start
+	 * writing the new file's data out at once, inside rename: a third
+	 * of a cache hit's time here.  A compile's old output is replaced
+	 * anyway; without it for a moment, never a partial file.  Only a
+	 * regular file: never a device such as /dev/null. */
+	if (replace && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		(void)unlink(path);
 	if (rename(tmp, path) < 0) {
 		e = errno;
 		goto fail;

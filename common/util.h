@@ -47,6 +47,11 @@ char *bc_strv_join(const struct bc_strv *sv);
  */
 int bc_write_file_atomic(const char *path, const void *p, size_t n,
     int mode, char *err);
+/* The same for a compile's output (object, .d, .dia), which replaces an
+ * older one: the older one is removed just before the rename (a rename
+ * over an existing file costs ext4 an immediate write-out). */
+int bc_write_output(const char *path, const void *p, size_t n, int mode,
+    char *err);
 /* Read a whole regular file of at most max bytes into out. */
 int bc_read_file(const char *path, size_t max, struct bc_buf *out, char *err);
 
