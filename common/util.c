@@ -288,6 +288,25 @@ write_all(int fd, const void *p, size_t n)
 static int write_via_temp(const char *path, const void *p, size_t n,
     int mode, int replace, char *err);
 
+/* Write all of p into the existing special file at path. */
+static int
+write_into(const char *path, const void *p, size_t n, char *err)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), e;
+
+	if (fd < 0 || write_all(fd, p, n) < 0) {
+		e = errno;
+		if (fd >= 0)
+			(void)close(fd);
+		return bc_seterr(err, BC_ERR_IO, "cannot write %s: %s", path,
+		    strerror(e));
+	}
+	if (close(fd) < 0)
+		return bc_seterr(err, BC_ERR_IO, "cannot write %s: %s", path,
+		    strerror(errno));
+	return BC_OK;
+}
+
 int
 bc_write_file_atomic(const char *path, const void *p, size_t n, int mode,
     char *err)
@@ -315,6 +334,11 @@ write_via_temp(const char *path, const void *p, size_t n, int mode,
 
 	if (*base == '\0')
 		return bc_seterr(err, BC_ERR_INVAL, "bad output path '%s'", path);
+	/* A device, a FIFO or a socket (-o /dev/null) is written into, as
+	 * the compiler would: never replaced by a regular file. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_into(path, p, n, err);
 	tmp = xasprintf("%.*s.%s.tmpXXXXXX", (int)dirlen, path, base);
 	if ((fd = mkstemp(tmp)) < 0) {
 		e = errno;

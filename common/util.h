@@ -43,7 +43,9 @@ char *bc_strv_join(const struct bc_strv *sv);
 /*
  * Atomic output: write all of p to a temp file in path's directory, fsync
  * optional, then rename over path.  On any failure the temp file is
- * removed and path is untouched.  mode as for open(2).
+ * removed and path is untouched.  mode as for open(2).  An existing
+ * device, FIFO or socket at path (-o /dev/null) is written into instead,
+ * never replaced.
  */
 int bc_write_file_atomic(const char *path, const void *p, size_t n,
     int mode, char *err);

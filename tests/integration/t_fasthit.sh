@@ -151,5 +151,15 @@ rm -f "$S/o/big.o"
 	BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt" DISTCC_FALLBACK=0 \
 	"$BOLTCC" gcc -c big.c -o o/big.o) || die "big.c again"
 check "big.c again (pump): identical to local" cmp -s "$S/o/big.o" "$S/lo/big.o"
+log "--- -o a device: written into, never replaced"
+if mknod "$T/null" c 1 3 2>/dev/null; then
+	for m in "" ",plain"; do
+		(cd "$S" && BOLTCC_DIR="$CDIR" BOLTCC_HOSTS="127.0.0.1:$DPORT,bolt$m" \
+			DISTCC_FALLBACK=0 "$BOLTCC" gcc -O2 -Iinc -c m.c -o "$T/null")
+		check "-o a null device ($m): exit $?, still a character device" test -c "$T/null"
+	done
+else
+	note "not root: no device of our own to write to"
+fi
 check "daemon alive" alive "$DPID"
 finish

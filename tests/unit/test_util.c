@@ -7,6 +7,9 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/sysmacros.h>	/* makedev */
+#endif
 
 #include <check.h>
 #include <dirent.h>
@@ -188,6 +191,56 @@ START_TEST(test_atomic_write)
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_size, 0);
 	ck_assert_uint_eq(count_entries(tmpd), 2);
+	free(path);
+	bc_buf_free(&b);
+}
+END_TEST
+
+/* A compile's output: replaces a regular file (and a symlink, as the
+ * temp-and-rename always did); a FIFO or a device (-o /dev/null) is
+ * written into and stays what it is. */
+START_TEST(test_write_output)
+{
+	char err[BC_ERRLEN], *path, *fifo, *dev, buf[16];
+	struct bc_buf b = BC_BUF_INIT(1 << 20);
+	struct stat st;
+	pid_t pid;
+	int status, fd;
+	ssize_t k;
+
+	path = xasprintf("%s/w.o", tmpd);
+	ck_assert_int_eq(bc_write_output(path, "one", 3, 0644, err), BC_OK);
+	ck_assert_int_eq(bc_write_output(path, "two!", 4, 0644, err), BC_OK);
+	ck_assert_int_eq(bc_read_file(path, 100, &b, err), BC_OK);
+	ck_assert_uint_eq(bc_buf_len(&b), 4);
+	ck_assert_int_eq(memcmp(bc_buf_data(&b), "two!", 4), 0);
+	ck_assert_uint_eq(count_entries(tmpd), 1);
+	/* a FIFO: a child reads what is written into it */
+	fifo = xasprintf("%s/fifo", tmpd);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fd = open(fifo, O_RDONLY);
+		k = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+		_exit(k == 5 && memcmp(buf, "fifo!", 5) == 0 ? 0 : 1);
+	}
+	ck_assert_int_eq(bc_write_output(fifo, "fifo!", 5, 0644, err), BC_OK);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(lstat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	/* a null device of our own (root only: mknod) */
+	dev = xasprintf("%s/null", tmpd);
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		ck_assert_int_eq(bc_write_output(dev, "x", 1, 0644, err), BC_OK);
+		ck_assert_int_eq(bc_write_file_atomic(dev, "y", 1, 0644, err),
+		    BC_OK);
+		ck_assert_int_eq(lstat(dev, &st), 0);
+		ck_assert(S_ISCHR(st.st_mode));
+	}
+	free(dev);
+	free(fifo);
 	free(path);
 	bc_buf_free(&b);
 }
@@ -657,6 +710,7 @@ util_suite(void)
 	tcase_add_test(tc, test_strv);
 	tcase_add_test(tc, test_strv_join);
 	tcase_add_test(tc, test_atomic_write);
+	tcase_add_test(tc, test_write_output);
 	tcase_add_test(tc, test_read_file);
 	tcase_add_test(tc, test_mkdir_rmtree);
 	tcase_add_test(tc, test_mkdtemp_tmpdir);
