@@ -82,6 +82,7 @@ blob_decodes(const char *p)
 	int ok;
 
 	bc_buf_init(&b, BC_BUF_CEILING);
+	bc_cache_entry_init(&e);	/* freed also when the read fails */
 	ok = bc_read_file(p, BC_BUF_CEILING, &b, NULL) == BC_OK &&
 	    bc_cache_blob_decode(bc_buf_data(&b), bc_buf_len(&b), &e, NULL) ==
 	    BC_OK;
