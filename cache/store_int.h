@@ -49,7 +49,8 @@ void bc_blobdir_each(struct bc_cache *c,
 void bc_blobdir_migrate_v1(struct bc_cache *c);
 /* Write b to path by a temp file in its directory and rename. */
 int bc_blobdir_write(const char *path, const struct bc_buf *b, char *err);
-/* Unlink key's blob (if key is a key; errors ignored). */
+/* Unlink key's blob, errors ignored (key is not checked: callers check
+ * keys that did not come from the index). */
 void bc_blobdir_unlink(const struct bc_cache *c, const char *key);
 /* 1 if key's blob exists under blobdir, or a stat fails for another
  * reason than its absence (then a lookup tells what is wrong). */
