@@ -10,26 +10,23 @@
  *                                 write-locked while the key is compiled
  *   identity/                     compiler identity memos (key.h)
  *
- * Blob grammar (all integers big-endian):
- *   blob     = header checksum payload
- *   header   = magic "BCCE" | version u16 (1) | comp u8 (2 = zstd) |
- *              nsect u8 (5) | size u64 x 5 (stderr, stdout, object, dia,
- *              dotd; uncompressed) | zlen u64 x 5 (compressed) |
- *              compile_ms u64 | payload_len u64 (= sum of zlen)
- *   checksum = SHA-256 over header || payload (32 bytes)
- *   payload  = for each section in that order: nothing if its size is 0
- *              (then zlen is 0), else one zstd frame of zlen bytes that
- *              declares its content size = size
- * A reader checks every size against its limit (limits.h) before it
- * allocates, the checksum, and that each frame spans exactly zlen bytes
- * and declares exactly its size; a full decode also expands each frame
- * and checks the result.  Any mismatch is BC_ERR_CORRUPT.  Frames per
- * section let a hit go out on the BOLT wire as stored, without
- * decompressing and compressing again.
+ * Each blob is in the format of blob.h.  A blob is written to a temp file
+ * in its directory and renamed; only then is its index row inserted.  A
+ * handle (struct bc_cache) holds one sqlite connection: open one per
+ * process, never share across fork().
  *
- * A blob is written to a temp file in its directory and renamed; only
- * then is its index row inserted.  A handle (struct bc_cache) holds one
- * sqlite connection: open one per process, never share across fork().
+ * Where each part lives (cache/; store_int.h is what they share):
+ *   blob.c       the blob format (blob.h)
+ *   blobdir.c    the blob files: paths, directories, publishing a blob
+ *   index.c      the handle (open, close) and the sqlite index: schema,
+ *                migration, statements
+ *   store.c      get and put
+ *   evict.c      LRU eviction, the size limit, an operator's clear and
+ *                evict-older-than
+ *   reconcile.c  making index and files agree
+ *   counters.c   counters, stats and the zero's baseline
+ *   locations.c  the locations table (daemon/locdir.h)
+ *   inflight.c   in-flight locks and the index-free probe
  */
 #ifndef BC_CACHE_STORE_H
 #define BC_CACHE_STORE_H
@@ -40,59 +37,11 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/limits.h"
+#include "cache/blob.h"	/* the blob format and struct bc_cache_entry */
 #include "cache/key.h"	/* BC_CACHE_ORIGIN_LEN, bc_cache_origin */
 
-/* Version 2 adds the storer's origin (16 bytes) to version 1's header;
- * both are read. */
-#define BC_CACHE_BLOB_VERSION 2
-#define BC_CACHE_HDR_LEN_V1 104
-#define BC_CACHE_HDR_LEN 120
-#define BC_CACHE_NSECT 5
-/* The shortest valid blob: a version 1 header and its checksum. */
-#define BC_CACHE_BLOB_MIN (BC_CACHE_HDR_LEN_V1 + BC_HASH_LEN)
 #define BC_CACHE_DEFAULT_SIZE ((uint64_t)4 << 30)
 #define BC_CACHE_MAX_REASONS 16
-
-/* What a hit must reproduce. */
-struct bc_cache_entry {
-	struct bc_buf serr;
-	struct bc_buf sout;
-	struct bc_buf obj;
-	struct bc_buf dia;
-	struct bc_buf dotd;
-	int64_t compile_ms;	/* how long the original compile took */
-	/* the storing client's origin, "" when unknown */
-	char origin[BC_CACHE_ORIGIN_LEN + 1];
-};
-
-void bc_cache_entry_init(struct bc_cache_entry *e);
-void bc_cache_entry_free(struct bc_cache_entry *e);
-
-/* A verified blob as stored: the compressed frame of each section. */
-struct bc_cache_blob {
-	struct bc_buf data;		/* the whole blob */
-	uint64_t size[BC_CACHE_NSECT];	/* uncompressed sizes */
-	size_t off[BC_CACHE_NSECT];	/* each frame in data (zlen 0: none) */
-	size_t zlen[BC_CACHE_NSECT];
-	int64_t compile_ms;
-	int64_t created;		/* the index row's (for touch/drop) */
-	char origin[BC_CACHE_ORIGIN_LEN + 1];	/* the storer's, or "" */
-};
-
-void bc_cache_blob_init(struct bc_cache_blob *b);
-void bc_cache_blob_free(struct bc_cache_blob *b);
-/* Verify a blob (structure, checksum, frame sizes) without expanding;
- * b is filled on BC_OK (data copied). */
-int bc_cache_blob_check(const void *p, size_t n, struct bc_cache_blob *b,
-    char *err);
-
-/* Encode an entry as a blob (appended to out); level = zstd level. */
-int bc_cache_blob_encode(const struct bc_cache_entry *e, int level,
-    struct bc_buf *out, char *err);
-/* Decode and verify a blob; e is (re)initialised and filled on BC_OK,
- * left empty on error (BC_ERR_CORRUPT, BC_ERR_LIMIT or BC_ERR_ALLOC). */
-int bc_cache_blob_decode(const void *p, size_t n, struct bc_cache_entry *e,
-    char *err);
 
 /* Counters (the counters table) and index totals. */
 struct bc_cache_stats {
@@ -137,6 +86,8 @@ struct bc_cache_check {
 	uint64_t evicted;	/* entries evicted to fit max_bytes */
 };
 
+/* ------------------------------------------------------------ index.c */
+
 struct bc_cache;
 
 /*
@@ -154,6 +105,8 @@ int bc_cache_open_lazy(const char *dir, uint64_t max_bytes,
     struct bc_cache **out, char *err);
 void bc_cache_close(struct bc_cache *c);
 const char *bc_cache_dir(const struct bc_cache *c);
+
+/* ------------------------------------------------------------ store.c */
 
 /*
  * Look up key (64 hex).  BC_OK: e holds the entry (hit, counted with its
@@ -190,9 +143,6 @@ void bc_cache_touch_from(struct bc_cache *c, const char *key, int count,
     int hit, int64_t compile_ms, const char *origin);
 void bc_cache_touch(struct bc_cache *c, const char *key, int count, int hit,
     int64_t compile_ms);
-/* Expand a verified blob into an entry. */
-int bc_cache_blob_expand(const struct bc_cache_blob *b,
-    struct bc_cache_entry *e, char *err);
 
 /* 1 if the index has a row for key (no verification, nothing counted). */
 int bc_cache_has(struct bc_cache *c, const char *key);
@@ -231,9 +181,9 @@ int bc_cache_put_blob(struct bc_cache *c, const char *key,
     char *err);
 int bc_cache_index_stored(struct bc_cache *c,
     const struct bc_cache_stored *v, size_t n, char *err);
-/* Evict least recently used entries until the blobs take <= max_bytes. */
-int bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
-    char *err);
+
+/* -------------------------------------------------------- reconcile.c */
+
 /*
  * Make index and files agree: rows without blobs and blobs whose size
  * differs from their row are removed, blobs without rows are indexed if
@@ -245,6 +195,8 @@ int bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
  */
 int bc_cache_reconcile(struct bc_cache *c, int repair, int verify,
     struct bc_cache_check *out, char *err);
+
+/* --------------------------------------------------------- counters.c */
 
 /* Add delta to a named counter (e.g. "misses", "uncacheable:compile-error"). */
 int bc_cache_count(struct bc_cache *c, const char *name, int64_t delta);
@@ -263,6 +215,11 @@ int bc_cache_baseline(struct bc_cache *c, struct bc_cache_stats *base,
 void bc_cache_stats_since(const struct bc_cache_stats *total,
     const struct bc_cache_stats *base, struct bc_cache_stats *out);
 
+/* ------------------------------------------------------------ evict.c */
+
+/* Evict least recently used entries until the blobs take <= max_bytes. */
+int bc_cache_evict(struct bc_cache *c, uint64_t max_bytes, uint64_t *evicted,
+    char *err);
 /*
  * Administration (doc/cache.md, "Administration").  Each works in
  * batches of BC_CACHE_ADMIN_BATCH entries, one short transaction each, so
@@ -295,6 +252,8 @@ uint64_t bc_cache_operator_limit(struct bc_cache *c);
  * size it was opened with). */
 uint64_t bc_cache_limit(struct bc_cache *c);
 
+/* -------------------------------------------------------- locations.c */
+
 /*
  * Locations (daemon/locdir.h): where keys this daemon owns were compiled,
  * kept for the next start.  Put records a batch in one transaction (an
@@ -312,6 +271,8 @@ int bc_cache_loc_each(struct bc_cache *c,
     void (*fn)(void *arg, const char *key, const char *host), void *arg,
     char *err);
 
+/* --------------------------------------------------------- inflight.c */
+
 #define BC_CACHE_LOCKFILE "inflight.lock"
 /*
  * In-flight lock for key: BC_OK with *fd set (held; the descriptor
@@ -323,9 +284,6 @@ int bc_cache_inflight_try(struct bc_cache *c, const char *key, int *fd,
     char *err);
 void bc_cache_inflight_release(struct bc_cache *c, const char *key, int fd);
 
-/* 1 if key's blob file exists (or cannot be told apart from existing),
- * 0 if it does not: a stat, safe while holding in-flight locks. */
-int bc_cache_blob_exists(const struct bc_cache *c, const char *key);
 /*
  * Without opening the index: BC_CACHE_PROBE_ABSENT if the cache in dir
  * cannot have key (no blob, nobody compiling it), else
@@ -337,7 +295,12 @@ int bc_cache_blob_exists(const struct bc_cache *c, const char *key);
 #define BC_CACHE_PROBE_MAYBE 1
 int bc_cache_probe(const char *dir, const char *key);
 
+/* ---------------------------------------------------------- blobdir.c */
+
 /* Path of key's blob (malloc'd). */
 char *bc_cache_blob_path(const struct bc_cache *c, const char *key);
+/* 1 if key's blob file exists (or cannot be told apart from existing),
+ * 0 if it does not: a stat, safe while holding in-flight locks. */
+int bc_cache_blob_exists(const struct bc_cache *c, const char *key);
 
 #endif

@@ -13,7 +13,7 @@
  * never hands one checkout's paths to another here.  What is stored is
  * what the farm's reply gave after the client made it its own (the
  * object, stderr, stdout, the .dia and the .d), in the farm's blob format
- * (cache/store.h: zstd frames under a SHA-256 checksum), so a damaged
+ * (cache/blob.h: zstd frames under a SHA-256 checksum), so a damaged
  * entry is found out, removed and never served.
  *
  * Layout: DIR/<2 hex>/<64 hex>, DIR = $BOLTCC_DIR/hits.  Entries are
