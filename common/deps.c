@@ -400,7 +400,9 @@ bc_deps_rewrap(struct bc_buf *dotd, int style, char *err)
 	if (r == BC_OK)
 		r = bc_deps_write(&d, style, &out, err);
 	if (r == BC_OK) {
-		out.max = dotd->max > out.max ? dotd->max : out.max;
+		/* the result takes dotd's place with dotd's room, or more */
+		if (bc_buf_max(dotd) > bc_buf_max(&out))
+			(void)bc_buf_set_max(&out, bc_buf_max(dotd));
 		bc_buf_move(dotd, &out);
 	}
 	bc_buf_free(&out);

@@ -823,8 +823,8 @@ bc_proto_parse_reply(struct bc_buf *in, int proto, int kind,
 static int
 rollback(struct bc_buf *out, size_t start, int r)
 {
-	if (r != BC_OK && out->len >= start && out->off <= start)
-		out->len = start;
+	if (r != BC_OK)
+		bc_buf_truncate(out, start);
 	return r;
 }
 

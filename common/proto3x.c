@@ -467,7 +467,7 @@ bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
 	static const int order[5] = { 0, 1, 2, 4, 3 };
 	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", "DIAG",
 	    "DOTD" };
-	size_t start = out->len;
+	size_t start = bc_buf_len(out);
 	int k, i, r;
 
 	r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
@@ -484,8 +484,8 @@ bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
 		r = zn[i] == 0 ? bc_packet_put_int(out, toks[i], 0, err) :
 		    bc_packet_put_str(out, toks[i], z[i], zn[i], err);
 	}
-	if (r != BC_OK && out->len >= start && out->off <= start)
-		out->len = start;
+	if (r != BC_OK)
+		bc_buf_truncate(out, start);
 	return r;
 }
 
@@ -493,12 +493,12 @@ int
 bc_pumpx_write_hit(struct bc_buf *out, uint32_t flags, const char *origin,
     const void *const z[5], const size_t zn[5], char *err)
 {
-	size_t start = out->len;
+	size_t start = bc_buf_len(out);
 	int r;
 
 	if ((r = bc_pumpx_write_need(out, NULL, 0, err)) == BC_OK)
 		r = bc_pumpx_write_stored(out, flags, origin, z, zn, err);
-	if (r != BC_OK && out->len >= start && out->off <= start)
-		out->len = start;
+	if (r != BC_OK)
+		bc_buf_truncate(out, start);
 	return r;
 }
