@@ -445,9 +445,10 @@ decode_conn(struct bc_ssh_target *t, const char *k, size_t kl, char *v)
 		SET(user);
 	else if (KEY("agent"))
 		SET(agent);
-	else if (KEY("identity") && t->identities.n < 32)
+	else if (KEY("identity") && t->identities.n < BC_MAX_SSH_IDENTITIES)
 		bc_strv_push_owned(&t->identities, v);
-	else if (KEY("known_hosts") && t->known_hosts.n < 32)
+	else if (KEY("known_hosts") &&
+	    t->known_hosts.n < BC_MAX_SSH_KNOWN_HOSTS)
 		bc_strv_push_owned(&t->known_hosts, v);
 	else if (KEY("port") && bc_parse_int(v, 1, 65535, &x) == BC_OK) {
 		t->port = (int)x;

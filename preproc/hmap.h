@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BC_HMAP_MAX_SIZE ((size_t)64 << 20)
+#include "common/limits.h"	/* BC_HMAP_MAX_SIZE */
 
 struct bc_hmap {
 	uint8_t *data;		/* whole file (owned) */
