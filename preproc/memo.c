@@ -37,18 +37,6 @@ bc_pp_stamp_of(const struct stat *sb, struct bc_pp_stamp *st)
 	st->ctime_ns = bc_osdep_ctime_ns(sb);
 }
 
-static uint64_t
-hstr(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static void
 ent_free(struct bc_pp_mentry *e)
 {
@@ -62,7 +50,10 @@ ent_free(struct bc_pp_mentry *e)
 static struct bc_pp_mentry **
 slot(struct bc_pp_memo *m, const char *path)
 {
-	size_t i = (size_t)hstr(path) & (m->cap - 1);
+	/* the table's order is the file's for equally old entries: its
+	 * basis stays preproc/'s */
+	size_t i = (size_t)bc_fnv1a_str(BC_FNV1A_BASIS_PP, path) &
+	    (m->cap - 1);
 
 	while (m->tab[i] != NULL && strcmp(m->tab[i]->path, path) != 0)
 		i = (i + 1) & (m->cap - 1);
