@@ -484,7 +484,7 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 	if ((req->flags & BC_FLAG_IDENTITY) &&
 	    (r = read_hex64(s, "CMPI", &req->identity, err)) != BC_OK)
 		return r;
-	if (kind == BC_RQST_PUMP)	/* manifest: bc_pumpx_read_manifest */
+	if (kind == BC_RQST_PUMP)	/* manifest: bc_proto3x_read_manifest */
 		return read_argv(s, lim, &req->argv, err);
 	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
 		return r;
