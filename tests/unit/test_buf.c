@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "tests/unit/unit.h"
 
 START_TEST(test_put_get_roundtrip)
 {
@@ -559,7 +560,7 @@ static Suite *
 buf_suite(void)
 {
 	Suite *s = suite_create("buf");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_test(tc, test_put_get_roundtrip);
 	tcase_add_test(tc, test_no_consume_on_failure);

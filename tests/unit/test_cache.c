@@ -28,6 +28,7 @@
 #include "cache/key.h"
 #include "cache/pathmap.h"
 #include "cache/store.h"
+#include "tests/unit/unit.h"
 
 #include <sqlite3.h>
 
@@ -1859,10 +1860,9 @@ static Suite *
 cache_suite(void)
 {
 	Suite *s = suite_create("cache");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_hash_vectors);
 	tcase_add_test(tc, test_fnv1a_vectors);
 	tcase_add_test(tc, test_key_same);

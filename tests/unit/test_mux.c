@@ -20,6 +20,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mux.h"
+#include "tests/unit/unit.h"
 
 static const struct bc_mux_hello good_hello = {
 	BC_MUX_VERSION, BC_MUX_MAX_PAYLOAD, 8, BC_MUX_WINDOW
@@ -385,13 +386,12 @@ static Suite *
 mux_suite(void)
 {
 	Suite *s = suite_create("mux");
-	TCase *tc = tcase_create("codec");
-	TCase *te = tcase_create("engine");
+	TCase *tc = bc_tcase("codec", BC_TEST_TIMEOUT);
+	TCase *te = bc_tcase("engine", BC_TEST_TIMEOUT);
 
 	tcase_add_test(tc, test_hello);
 	tcase_add_test(tc, test_frames);
 	suite_add_tcase(s, tc);
-	tcase_set_timeout(te, 30);
 	tcase_add_test(te, test_engine_relay);
 	tcase_add_test(te, test_engine_hostile);
 	tcase_add_test(te, test_engine_mutations);

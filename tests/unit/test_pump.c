@@ -16,6 +16,7 @@
 #include "common/proto3.h"
 #include "common/util.h"
 #include "daemon/pump.h"
+#include "tests/unit/unit.h"
 
 static char *base, *root;
 static struct bc_pump_tree tree;
@@ -470,12 +471,11 @@ int
 main(void)
 {
 	Suite *s = suite_create("pump");
-	TCase *t = tcase_create("core");
+	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
 	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(t, setup, teardown);
-	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_tree_good);
 	tcase_add_test(t, test_tree_hostile);
 	tcase_add_test(t, test_sysdir_rule);

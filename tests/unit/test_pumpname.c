@@ -16,6 +16,7 @@
 #include "common/proto3x.h"
 #include "common/pumpname.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 static char why[BC_ERRLEN];
 
@@ -384,7 +385,7 @@ int
 main(void)
 {
 	Suite *s = suite_create("pumpname");
-	TCase *t = tcase_create("core");
+	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
 	SRunner *sr;
 	int failed;
 

@@ -30,6 +30,7 @@
 #include "daemon/cas.h"
 #include "preproc/hmap.h"
 #include "preproc/memo.h"
+#include "tests/unit/unit.h"
 #include <stdio.h>
 
 static void
@@ -690,9 +691,8 @@ static Suite *
 suite(void)
 {
 	Suite *s = suite_create("pumpx");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_hit_reply);
 	tcase_add_test(tc, test_reply_dia);
