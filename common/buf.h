@@ -10,6 +10,10 @@
  *
  * Ownership: bc_buf_free() releases owned memory; views free nothing.
  * Internal corruption (cursor past end) aborts: it is a bug, not input.
+ *
+ * The fields are visible only so that a bc_buf can live on the stack or
+ * in a struct: everything else uses the functions below, never the
+ * fields (doc/ARCHITECTURE.md, "Errors, limits, logging").
  */
 #ifndef BC_BUF_H
 #define BC_BUF_H
