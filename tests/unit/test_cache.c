@@ -995,6 +995,16 @@ open_cache(uint64_t max)
 	return c;
 }
 
+/* Flip the low bit of b's last byte (a damaged blob, and back). */
+static void
+flip_last(struct bc_buf *b)
+{
+	size_t at = bc_buf_len(b) - 1;
+	uint8_t x = bc_buf_data(b)[at] ^ 1;
+
+	ck_assert_int_eq(bc_buf_patch(b, at, &x, 1), BC_OK);
+}
+
 START_TEST(test_index_ops)
 {
 	struct bc_cache *c = open_cache(0);
@@ -1035,13 +1045,13 @@ START_TEST(test_index_ops)
 		    BC_ERR_NOENT);
 		ck_assert_int_eq(bc_read_file(p, BC_BUF_CEILING, &raw, err),
 		    BC_OK);
-		((uint8_t *)raw.data)[bc_buf_len(&raw) - 1] ^= 1;
+		flip_last(&raw);
 		ck_assert_int_eq(bc_write_file_atomic(p, bc_buf_data(&raw),
 		    bc_buf_len(&raw), 0600, err), BC_OK);
 		ck_assert_int_eq(bc_cache_lookup_blob(c, k, &b, err),
 		    BC_ERR_CORRUPT);
 		ck_assert_int_eq(stat(p, &sb), 0);	/* still there */
-		((uint8_t *)raw.data)[bc_buf_len(&raw) - 1] ^= 1;
+		flip_last(&raw);
 		ck_assert_int_eq(bc_write_file_atomic(p, bc_buf_data(&raw),
 		    bc_buf_len(&raw), 0600, err), BC_OK);
 		bc_buf_free(&raw);

@@ -367,9 +367,12 @@ START_TEST(test_engine_mutations)
 		(void)bc_mux_put_frame(&raw, BC_MUX_EOF, 3, NULL, 0);
 		for (i = 0; i < 4; i++) {
 			seed = seed * 1103515245u + 12345u;
-			raw.data[BC_MUX_HELLO_LEN + (seed >> 8) %
-			    (raw.len - BC_MUX_HELLO_LEN)] ^=
+			size_t at = BC_MUX_HELLO_LEN + (seed >> 8) %
+			    (bc_buf_len(&raw) - BC_MUX_HELLO_LEN);
+			uint8_t x = bc_buf_data(&raw)[at] ^
 			    (uint8_t)(1u << ((seed >> 4) & 7));
+
+			ck_assert_int_eq(bc_buf_patch(&raw, at, &x, 1), BC_OK);
 		}
 		(void)feed(&sv, &raw);
 		(void)bc_mux_pump(&sv);
