@@ -289,14 +289,13 @@ bc_direct_put(const struct bc_direct *d, const char *key,
 static int
 next_line(struct bc_buf *b, const char **p, size_t *len)
 {
-	const uint8_t *s = bc_buf_ptr(b), *nl;
-	size_t avail = bc_buf_avail(b);
+	struct bc_buf line;
 
-	if (avail == 0 || (nl = memchr(s, '\n', avail)) == NULL)
+	if (bc_buf_get_until(b, '\n', &line) != BC_OK)
 		return BC_ERR_TRUNCATED;
-	*p = (const char *)s;
-	*len = (size_t)(nl - s);
-	return bc_buf_skip(b, *len + 1);
+	*p = (const char *)bc_buf_ptr(&line);
+	*len = bc_buf_avail(&line);
+	return BC_OK;
 }
 
 /* "<word> <n>\n<n bytes>\n" into out. */

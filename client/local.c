@@ -273,7 +273,7 @@ drain(int fd, struct bc_buf *b, int *over)
 	ssize_t n;
 	size_t room;
 
-	room = b->max - bc_buf_len(b);
+	room = bc_buf_room(b);
 	if (room > 0 && bc_buf_reserve(b, room < 65536 ? room : 65536,
 	    &dst) == BC_OK) {
 		n = read(fd, dst, room < 65536 ? room : 65536);
@@ -369,7 +369,8 @@ bc_local_capture(const char *path, char *const argv[], struct bc_buf *out,
 		return bc_seterr(err, BC_ERR_IO, "waitpid: %s", strerror(errno));
 	if (over)
 		return bc_seterr(err, BC_ERR_LIMIT,
-		    "preprocessed output larger than %zu bytes", out->max);
+		    "preprocessed output larger than %zu bytes",
+		    bc_buf_max(out));
 	return BC_OK;
 }
 

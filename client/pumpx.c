@@ -175,20 +175,20 @@ encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
 	size_t i;
 	int r;
 
-	r = bc_pumpx_write_head(out, p->flags | BC_FLAG_HEARTBEAT, p->cwd,
+	r = bc_proto3x_write_head(out, p->flags | BC_FLAG_HEARTBEAT, p->cwd,
 	    p->identity, &p->argv, p->n, err);
 	for (i = 0; r == BC_OK && i < p->n; i++) {
 		const struct bc_cpump_ent *e = &p->v[i];
 
 		switch (e->kind) {
 		case BC_CPUMP_LINK:
-			r = bc_pumpx_write_link(out, e->name, e->target, err);
+			r = bc_proto3x_write_link(out, e->name, e->target, err);
 			break;
 		case BC_CPUMP_MARKER_FILE: {
 			/* the directory itself: DIRM */
 			char *d = marker_dir(e->name);
 
-			r = bc_pumpx_write_dir(out, d, err);
+			r = bc_proto3x_write_dir(out, d, err);
 			free(d);
 			break;
 		}
@@ -196,7 +196,7 @@ encode_manifest(const struct bc_cpump *p, struct bc_buf *out, char *err)
 			if (!e->has_hash)
 				return bc_seterr(err, BC_ERR_INVAL,
 				    "%s: no content hash", e->name);
-			r = bc_pumpx_write_hash(out, e->name, e->hash, err);
+			r = bc_proto3x_write_hash(out, e->name, e->hash, err);
 			break;
 		}
 	}
@@ -234,7 +234,7 @@ encode_needed(const struct bc_cpump *p, const uint32_t *need, size_t k,
 			break;
 		}
 		*plain_bytes += bc_buf_len(&data);
-		r = bc_pumpx_write_body(out, bc_buf_data(&data),
+		r = bc_proto3x_write_body(out, bc_buf_data(&data),
 		    bc_buf_len(&data), err);
 	}
 	bc_buf_free(&data);
@@ -279,7 +279,7 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 	if (r == BC_OK && beat != 0)
 		io.io_timeout_ms = io.beat_timeout_ms;
 	if (r == BC_OK)
-		r = bc_pumpx_read_need(&io, p->n, &need, &k, &errmsg, err);
+		r = bc_proto3x_read_need(&io, p->n, &need, &k, &errmsg, err);
 	if (r == BC_OK) {
 		r = encode_needed(p, need, k, &out, &plain, err);
 		if (r != BC_OK)
@@ -289,7 +289,7 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 	}
 	rep->proto = BC_PROTO_BOLT;
 	if (r == BC_OK)
-		r = bc_pumpx_read_reply(&io, rep,
+		r = bc_proto3x_read_reply(&io, rep,
 		    (p->flags & BC_FLAG_WANT_DIA) != 0, &errmsg, err);
 	if (r == BC_OK)	/* a hit names the storer's prefixes as tokens */
 		r = bc_cpumpx_unmap(p, rep, err);

@@ -445,9 +445,10 @@ decode_conn(struct bc_ssh_target *t, const char *k, size_t kl, char *v)
 		SET(user);
 	else if (KEY("agent"))
 		SET(agent);
-	else if (KEY("identity") && t->identities.n < 32)
+	else if (KEY("identity") && t->identities.n < BC_MAX_SSH_IDENTITIES)
 		bc_strv_push_owned(&t->identities, v);
-	else if (KEY("known_hosts") && t->known_hosts.n < 32)
+	else if (KEY("known_hosts") &&
+	    t->known_hosts.n < BC_MAX_SSH_KNOWN_HOSTS)
 		bc_strv_push_owned(&t->known_hosts, v);
 	else if (KEY("port") && bc_parse_int(v, 1, 65535, &x) == BC_OK) {
 		t->port = (int)x;
@@ -474,27 +475,32 @@ decode_defaults(struct bc_ssh_target *t)
 	t->timeout_ms = 4000;
 }
 
+/* One "key value" line: 1 if taken, 0 if not (unknown key, bad value,
+ * no space, a NUL byte). */
 static int
-decode_line(struct bc_ssh_target *t, const char *l, size_t ll)
+decode_line(struct bc_ssh_target *t, struct bc_buf *line)
 {
-	const char *sp = memchr(l, ' ', ll);
+	struct bc_buf key;
+	const char *k;
 	size_t kl;
 	char *v;
 
-	if (sp == NULL || memchr(l, '\0', ll) != NULL)
+	if (memchr(bc_buf_ptr(line), '\0', bc_buf_avail(line)) != NULL ||
+	    bc_buf_get_until(line, ' ', &key) != BC_OK)
 		return 0;
-	kl = (size_t)(sp - l);
-	v = xstrndup(sp + 1, ll - kl - 1);
-	if (kl == 5 && memcmp(l, "alias", 5) == 0) {
+	k = (const char *)bc_buf_ptr(&key);
+	kl = bc_buf_avail(&key);
+	v = xstrndup((const char *)bc_buf_ptr(line), bc_buf_avail(line));
+	if (kl == 5 && memcmp(k, "alias", 5) == 0) {
 		free(t->alias);
 		t->alias = v;
-	} else if (kl == 7 && memcmp(l, "command", 7) == 0) {
+	} else if (kl == 7 && memcmp(k, "command", 7) == 0) {
 		free(t->command);
 		t->command = v;
-	} else if (kl == 11 && memcmp(l, "mux_command", 11) == 0) {
+	} else if (kl == 11 && memcmp(k, "mux_command", 11) == 0) {
 		free(t->mux_command);
 		t->mux_command = v;
-	} else if (kl == 4 && memcmp(l, "jump", 4) == 0) {
+	} else if (kl == 4 && memcmp(k, "jump", 4) == 0) {
 		struct bc_ssh_target h;
 
 		if (t->njumps >= BC_MAX_SSH_JUMPS) {
@@ -504,13 +510,13 @@ decode_line(struct bc_ssh_target *t, const char *l, size_t ll)
 		decode_defaults(&h);
 		h.alias = v;
 		push_jump(t, &h);
-	} else if (kl > 2 && memcmp(l, "j.", 2) == 0) {
+	} else if (kl > 2 && memcmp(k, "j.", 2) == 0) {
 		if (t->njumps == 0 || !decode_conn(&t->jumps[t->njumps - 1],
-		    l + 2, kl - 2, v)) {
+		    k + 2, kl - 2, v)) {
 			free(v);
 			return 0;
 		}
-	} else if (!decode_conn(t, l, kl, v)) {
+	} else if (!decode_conn(t, k, kl, v)) {
 		free(v);
 		return 0;
 	}
@@ -521,15 +527,16 @@ int
 bc_ssh_target_decode(const char *text, size_t len, struct bc_ssh_target *t,
     char *err)
 {
-	size_t pos = 0, i;
+	struct bc_buf in, line;
+	size_t i;
 
 	decode_defaults(t);
-	while (pos < len) {
-		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
-		size_t ll = nl != NULL ? (size_t)(nl - l) : len - pos;
-
-		pos += ll + 1;
-		if (ll > 0 && !decode_line(t, l, ll))
+	bc_buf_view(&in, text, len);
+	while (bc_buf_avail(&in) > 0) {
+		/* a line, the last one maybe without its newline */
+		if (bc_buf_get_until(&in, '\n', &line) != BC_OK)
+			(void)bc_buf_get_view(&in, bc_buf_avail(&in), &line);
+		if (bc_buf_avail(&line) > 0 && !decode_line(t, &line))
 			goto bad;
 	}
 	if (t->alias == NULL || t->hostname == NULL || t->user == NULL ||

@@ -111,6 +111,81 @@ bc_buf_len(const struct bc_buf *b)
 	return b->len;
 }
 
+size_t
+bc_buf_max(const struct bc_buf *b)
+{
+	buf_check(b);
+	return buf_max(b);
+}
+
+size_t
+bc_buf_room(const struct bc_buf *b)
+{
+	size_t max;
+
+	buf_check(b);
+	if (b->readonly)
+		return 0;
+	max = buf_max(b);
+	return max > b->len ? max - b->len : 0;
+}
+
+int
+bc_buf_set_max(struct bc_buf *b, size_t max)
+{
+	buf_check(b);
+	if (b->readonly)
+		return BC_ERR_INVAL;
+	if (max > BC_BUF_CEILING)
+		max = BC_BUF_CEILING;
+	if (max < b->len)
+		return BC_ERR_LIMIT;
+	b->max = max;
+	return BC_OK;
+}
+
+void
+bc_buf_truncate(struct bc_buf *b, size_t n)
+{
+	buf_check(b);
+	if (n >= b->len)
+		return;
+	b->len = n;
+	if (b->off > n)
+		b->off = n;
+}
+
+int
+bc_buf_patch(struct bc_buf *b, size_t at, const void *p, size_t n)
+{
+	buf_check(b);
+	if (b->readonly || at > b->len || n > b->len - at)
+		return BC_ERR_INVAL;
+	if (n > 0)
+		memmove(b->data + at, p, n);
+	return BC_OK;
+}
+
+void
+bc_buf_compact(struct bc_buf *b)
+{
+	buf_check(b);
+	if (b->off == 0)
+		return;
+	if (b->readonly) {
+		/* a view just starts later */
+		b->data += b->off;
+		b->len -= b->off;
+		b->max = b->len;
+		b->off = 0;
+		return;
+	}
+	if (b->off < b->len)
+		memmove(b->data, b->data + b->off, b->len - b->off);
+	b->len -= b->off;
+	b->off = 0;
+}
+
 int
 bc_buf_reserve(struct bc_buf *b, size_t n, uint8_t **out)
 {
@@ -315,6 +390,49 @@ bc_buf_get_view(struct bc_buf *b, size_t n, struct bc_buf *view)
 	bc_buf_view(view, b->data == NULL ? NULL : b->data + b->off, n);
 	b->off += n;
 	return BC_OK;
+}
+
+int
+bc_buf_get_until(struct bc_buf *b, uint8_t delim, struct bc_buf *view)
+{
+	const uint8_t *p, *e;
+	size_t n;
+
+	buf_check(b);
+	n = b->len - b->off;
+	p = n > 0 ? b->data + b->off : NULL;
+	if (p == NULL || (e = memchr(p, delim, n)) == NULL) {
+		bc_buf_view(view, NULL, 0);
+		return BC_ERR_TRUNCATED;
+	}
+	bc_buf_view(view, p, (size_t)(e - p));
+	b->off += (size_t)(e - p) + 1;
+	return BC_OK;
+}
+
+int
+bc_buf_at(const struct bc_buf *b, size_t k)
+{
+	buf_check(b);
+	if (k >= b->len - b->off)
+		return -1;
+	return b->data[b->off + k];
+}
+
+size_t
+bc_buf_tell(const struct bc_buf *b)
+{
+	buf_check(b);
+	return b->off;
+}
+
+void
+bc_buf_rewind(struct bc_buf *b, size_t mark)
+{
+	buf_check(b);
+	if (mark > b->off)
+		abort();	/* not a mark of this cursor: a bug */
+	b->off = mark;
 }
 
 int

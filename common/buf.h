@@ -10,6 +10,10 @@
  *
  * Ownership: bc_buf_free() releases owned memory; views free nothing.
  * Internal corruption (cursor past end) aborts: it is a bug, not input.
+ *
+ * The fields are visible only so that a bc_buf can live on the stack or
+ * in a struct: everything else uses the functions below, never the
+ * fields (doc/ARCHITECTURE.md, "Errors, limits, logging").
  */
 #ifndef BC_BUF_H
 #define BC_BUF_H
@@ -43,6 +47,15 @@ const uint8_t *bc_buf_ptr(const struct bc_buf *b);
 /* All written bytes from the start, ignoring the cursor. */
 const uint8_t *bc_buf_data(const struct bc_buf *b);
 size_t bc_buf_len(const struct bc_buf *b);
+/* The maximum length (never above BC_BUF_CEILING), and the bytes that
+ * may still be appended before it is reached (0 for a view). */
+size_t bc_buf_max(const struct bc_buf *b);
+size_t bc_buf_room(const struct bc_buf *b);
+/*
+ * Change the maximum (clamped to BC_BUF_CEILING): BC_OK, BC_ERR_INVAL for
+ * a view, or BC_ERR_LIMIT if the buffer already holds more (unchanged).
+ */
+int bc_buf_set_max(struct bc_buf *b, size_t max);
 
 /*
  * Make room for n more bytes and return a pointer to the write area in
@@ -51,6 +64,24 @@ size_t bc_buf_len(const struct bc_buf *b);
  */
 int bc_buf_reserve(struct bc_buf *b, size_t n, uint8_t **out);
 int bc_buf_commit(struct bc_buf *b, size_t n);
+
+/*
+ * Drop the written bytes past n: what an encoder appended after
+ * n = bc_buf_len(b) before it failed.  A cursor past n moves back to n.
+ * Nothing changes if n >= bc_buf_len(b); the storage is kept.
+ */
+void bc_buf_truncate(struct bc_buf *b, size_t n);
+/*
+ * Overwrite the n written bytes at offset at (counted from the start, as
+ * in bc_buf_data; p may point into b itself): BC_OK, or BC_ERR_INVAL for
+ * a view or at + n past the length (nothing written).
+ */
+int bc_buf_patch(struct bc_buf *b, size_t at, const void *p, size_t n);
+/*
+ * Discard the consumed bytes: the unread ones move to the front and the
+ * cursor to 0, so the room the consumed ones took is free again.
+ */
+void bc_buf_compact(struct bc_buf *b);
 
 /* Append bytes; BC_OK, BC_ERR_LIMIT or BC_ERR_ALLOC. */
 int bc_buf_put(struct bc_buf *b, const void *p, size_t n);
@@ -71,6 +102,24 @@ int bc_buf_skip(struct bc_buf *b, size_t n);
 int bc_buf_peek(const struct bc_buf *b, size_t n, const uint8_t **p);
 /* Consume n bytes and return them as a read-only view in *view. */
 int bc_buf_get_view(struct bc_buf *b, size_t n, struct bc_buf *view);
+/*
+ * Consume the bytes up to and including the first delim and return the
+ * ones before it as a read-only view in *view: BC_OK, or
+ * BC_ERR_TRUNCATED when no unread byte is delim (nothing consumed,
+ * *view empty).
+ */
+int bc_buf_get_until(struct bc_buf *b, uint8_t delim, struct bc_buf *view);
+/* The unread byte k places past the cursor, or -1 past the end; nothing
+ * is consumed (a scanner's lookahead). */
+int bc_buf_at(const struct bc_buf *b, size_t k);
+/*
+ * The bytes consumed so far (the cursor), and back to such a mark: a
+ * parser that finds the whole item is not there yet un-reads its header.
+ * A mark past the cursor aborts (a bug); marks do not survive
+ * bc_buf_compact, bc_buf_reset or bc_buf_truncate below them.
+ */
+size_t bc_buf_tell(const struct bc_buf *b);
+void bc_buf_rewind(struct bc_buf *b, size_t mark);
 
 /*
  * Return a NUL-terminated copy of the unread bytes (malloc'd, caller

@@ -36,15 +36,6 @@ lzo_setup(char *err)
 	return BC_OK;
 }
 
-/* Bytes `out` can still take, whatever its own max says. */
-static size_t
-buf_room(const struct bc_buf *out)
-{
-	size_t max = out->max < BC_BUF_CEILING ? out->max : BC_BUF_CEILING;
-
-	return max > out->len ? max - out->len : 0;
-}
-
 int
 bc_lzo_compress(const void *in, size_t n, struct bc_buf *out, char *err)
 {
@@ -91,7 +82,7 @@ bc_lzo_decompress(const void *in, size_t n, size_t max_out,
 		return BC_OK;	/* never run the decompressor on 0 bytes */
 	if ((r = lzo_setup(err)) != BC_OK)
 		return r;
-	room = buf_room(out);
+	room = bc_buf_room(out);
 	limit = max_out < room ? max_out : room;
 	/* First guess: typical source text compresses about 3-4x. */
 	try = n < SIZE_MAX / 4 ? n * 4 : SIZE_MAX;

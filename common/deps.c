@@ -78,98 +78,109 @@ word_ptr(const struct bc_deps *d, const struct bc_deps_word *w)
 	return bc_buf_data(&d->text) + w->off;
 }
 
-/* Skip blanks and backslash-newlines; stop at a newline or a word. */
+/* Take blanks and backslash-newlines; stop at a newline or a word.
+ * Returns the bytes taken. */
 static size_t
-skip_blank(const uint8_t *p, size_t n, size_t i)
+skip_blank(struct bc_buf *in)
 {
-	while (i < n) {
-		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')
-			i++;
-		else if (p[i] == '\\' && i + 1 < n && p[i + 1] == '\n')
-			i += 2;
-		else if (p[i] == '\\' && i + 2 < n && p[i + 1] == '\r' &&
-		    p[i + 2] == '\n')
-			i += 3;
+	size_t n = 0, k;
+	int c;
+
+	for (;;) {
+		c = bc_buf_at(in, 0);
+		if (c == ' ' || c == '\t' || c == '\r')
+			k = 1;
+		else if (c == '\\' && bc_buf_at(in, 1) == '\n')
+			k = 2;
+		else if (c == '\\' && bc_buf_at(in, 1) == '\r' &&
+		    bc_buf_at(in, 2) == '\n')
+			k = 3;
 		else
-			break;
+			return n;
+		(void)bc_buf_skip(in, k);
+		n += k;
 	}
-	return i;
 }
 
-/* End of the word starting at i (a backslash before a blank escapes it). */
+/* Length of the word at the cursor, not taken (a backslash before a
+ * blank escapes it). */
 static size_t
-word_end(const uint8_t *p, size_t n, size_t i)
+word_len(const struct bc_buf *in)
 {
-	while (i < n) {
-		uint8_t c = p[i];
+	size_t k = 0;
+	int c, c1;
 
+	while ((c = bc_buf_at(in, k)) >= 0) {
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
 			break;
-		if (c == '\\' && i + 1 < n) {
-			if (p[i + 1] == '\n' || (p[i + 1] == '\r' &&
-			    i + 2 < n && p[i + 2] == '\n'))
+		if (c == '\\' && (c1 = bc_buf_at(in, k + 1)) >= 0) {
+			if (c1 == '\n' || (c1 == '\r' &&
+			    bc_buf_at(in, k + 2) == '\n'))
 				break;
-			if (p[i + 1] == ' ' || p[i + 1] == '\t') {
-				i += 2;
+			if (c1 == ' ' || c1 == '\t') {
+				k += 2;
 				continue;
 			}
 		}
-		i++;
+		k++;
 	}
-	return i;
+	return k;
 }
 
 int
 bc_deps_parse(struct bc_deps *d, const uint8_t *p, size_t n, char *err)
 {
-	size_t i = 0, e, nph = 0;
+	struct bc_buf in;
+	const uint8_t *w;
+	size_t e, nph = 0, blanks;
 	int colon = 0, r, blank = 0, rule = 0;
 
 	bc_deps_free(d);
 	if (n > BC_MAX_DOTD)
 		return bc_seterr(err, BC_ERR_LIMIT, ".d larger than %zu bytes",
 		    (size_t)BC_MAX_DOTD);
+	bc_buf_view(&in, p, n);
 	/* the first rule: targets ':' deps */
 	for (;;) {
-		i = skip_blank(p, n, i);
-		if (i >= n || p[i] == '\n')
+		(void)skip_blank(&in);
+		if (bc_buf_at(&in, 0) < 0 || bc_buf_at(&in, 0) == '\n')
 			break;
-		e = word_end(p, n, i);
+		e = word_len(&in);
 		/* a word ending in a backslash would escape the blank that
 		 * follows it once written back: not a shape to re-wrap */
-		if (e == i || p[e - 1] == '\\')
+		if (e == 0 || bc_buf_at(&in, e - 1) == '\\')
 			return bc_seterr(err, BC_ERR_INVAL, ".d: stray byte");
-		if (!colon && p[e - 1] == ':' &&
-		    (e - 1 == i || p[e - 2] != '\\')) {
-			if (e - 1 > i && (r = add_word(d, 1, p + i, e - 1 - i,
-			    err)) != BC_OK)
+		(void)bc_buf_peek(&in, e, &w);
+		if (!colon && w[e - 1] == ':' && (e == 1 || w[e - 2] != '\\')) {
+			if (e > 1 && (r = add_word(d, 1, w, e - 1, err)) !=
+			    BC_OK)
 				return r;
 			colon = 1;
-		} else if ((r = add_word(d, !colon, p + i, e - i, err)) !=
-		    BC_OK)
+		} else if ((r = add_word(d, !colon, w, e, err)) != BC_OK)
 			return r;
-		i = e;
+		(void)bc_buf_skip(&in, e);
 	}
-	if (!colon || d->ntargets == 0 || i >= n)
+	if (!colon || d->ntargets == 0 || bc_buf_avail(&in) == 0)
 		return bc_seterr(err, BC_ERR_INVAL, ".d: no complete rule");
-	i++;
+	(void)bc_buf_skip(&in, 1);	/* its newline */
 	/* -MP: "dep:" rules, maybe separated by blank lines */
-	while (i < n) {
-		size_t s = skip_blank(p, n, i);
-		const struct bc_deps_word *w;
+	while (bc_buf_avail(&in) > 0) {
+		const struct bc_deps_word *dw;
 
-		if (s < n && p[s] == '\n') {
-			if (s != i)
+		blanks = skip_blank(&in);
+		if (bc_buf_at(&in, 0) == '\n') {
+			if (blanks != 0)
 				return bc_seterr(err, BC_ERR_INVAL,
 				    ".d: blanks on an empty line");
 			blank++;
-			i = s + 1;
+			(void)bc_buf_skip(&in, 1);
 			continue;
 		}
-		if (s != i || s >= n)
+		if (blanks != 0 || bc_buf_avail(&in) == 0)
 			return bc_seterr(err, BC_ERR_INVAL, ".d: bad phony rule");
-		e = word_end(p, n, s);
-		if (e == s || e >= n || p[e] != '\n' || p[e - 1] != ':')
+		e = word_len(&in);
+		if (e == 0 || bc_buf_at(&in, e) != '\n' ||
+		    bc_buf_at(&in, e - 1) != ':')
 			return bc_seterr(err, BC_ERR_INVAL, ".d: bad phony rule");
 		if (blank > 1)
 			return bc_seterr(err, BC_ERR_INVAL,
@@ -183,14 +194,14 @@ bc_deps_parse(struct bc_deps *d, const uint8_t *p, size_t n, char *err)
 		if (nph >= d->ndeps)
 			return bc_seterr(err, BC_ERR_INVAL,
 			    ".d: phony rule without its dependency");
-		w = &d->deps[nph];
-		if (w->len != e - 1 - s ||
-		    memcmp(word_ptr(d, w), p + s, w->len) != 0)
+		dw = &d->deps[nph];
+		(void)bc_buf_peek(&in, e, &w);
+		if (dw->len != e - 1 || memcmp(word_ptr(d, dw), w, dw->len) != 0)
 			return bc_seterr(err, BC_ERR_INVAL,
 			    ".d: phony rule does not match its dependency");
 		rule++;
 		blank = 0;
-		i = e + 1;
+		(void)bc_buf_skip(&in, e + 1);
 	}
 	if (blank != 0)
 		return bc_seterr(err, BC_ERR_INVAL, ".d: trailing blank lines");
@@ -400,7 +411,9 @@ bc_deps_rewrap(struct bc_buf *dotd, int style, char *err)
 	if (r == BC_OK)
 		r = bc_deps_write(&d, style, &out, err);
 	if (r == BC_OK) {
-		out.max = dotd->max > out.max ? dotd->max : out.max;
+		/* the result takes dotd's place with dotd's room, or more */
+		if (bc_buf_max(dotd) > bc_buf_max(&out))
+			(void)bc_buf_set_max(&out, bc_buf_max(dotd));
 		bc_buf_move(dotd, &out);
 	}
 	bc_buf_free(&out);

@@ -21,8 +21,7 @@
 #include <stdint.h>
 
 #include "buf.h"
-
-#define BC_MAX_DEPS_WORDS	200000	/* targets + deps of one .d */
+#include "limits.h"	/* BC_MAX_DOTD, BC_MAX_DEPS_WORDS */
 
 enum bc_deps_style {
 	BC_DEPS_GCC = 1,	/* libcpp mkdeps: 72 columns, escaped widths */

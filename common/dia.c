@@ -342,17 +342,15 @@ wr_bytes(struct writer *w, const void *p, size_t n)
 static void
 wr_patch32(struct writer *w, size_t at, uint32_t v)
 {
-	struct bc_buf *b = w->out;
+	uint8_t x[4];
 	int i;
 
 	if (w->r != BC_OK)
 		return;
-	if (b->readonly || at > bc_buf_len(b) || bc_buf_len(b) - at < 4) {
-		w->r = BC_ERR_INTERNAL;
-		return;
-	}
 	for (i = 0; i < 4; i++)
-		b->data[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+		x[i] = (uint8_t)(v >> (8 * i));
+	if (bc_buf_patch(w->out, at, x, sizeof(x)) != BC_OK)
+		w->r = BC_ERR_INTERNAL;
 }
 
 static int
@@ -363,7 +361,7 @@ wr_check(struct dia *d)
 	if (d->wr.r == BC_ERR_LIMIT)
 		return bc_seterr(d->err, BC_ERR_LIMIT,
 		    "rewritten .dia larger than its buffer's %zu bytes",
-		    d->wr.out->max);
+		    bc_buf_max(d->wr.out));
 	return bc_seterr(d->err, d->wr.r, "rewriting .dia: %s",
 	    bc_strerror(d->wr.r));
 }
@@ -808,17 +806,6 @@ dia_run(struct dia *d)
 	}
 }
 
-/* Drop what a failed rewrite appended. */
-static void
-out_restore(struct bc_buf *out, size_t len)
-{
-	if (out->readonly || len > out->len)
-		return;
-	out->len = len;
-	if (out->off > len)
-		out->off = len;
-}
-
 int
 bc_dia_rewrite(const void *in, size_t n, bc_dia_blob_fn fn, void *ctx,
     struct bc_buf *out, char *err)
@@ -859,7 +846,7 @@ bc_dia_rewrite(const void *in, size_t n, bc_dia_blob_fn fn, void *ctx,
 	if (r == BC_OK)
 		r = dia_run(d);
 	if (r != BC_OK)
-		out_restore(out, base);
+		bc_buf_truncate(out, base);
 	bc_buf_free(&d->blob);
 	free(d);
 	return r;

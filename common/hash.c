@@ -3,6 +3,7 @@
  * helpers built on the primitive.  The primitive itself (init, update,
  * final, free) is sha256_openssl.c (libcrypto) or, on macOS,
  * sha256_commoncrypto.c (CommonCrypto in libSystem); configure picks one.
+ * And FNV-1a, whole here.
  */
 #include "config.h"
 
@@ -130,4 +131,29 @@ bc_hash_selftest(char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+#define FNV1A_PRIME 1099511628211ULL	/* FNV's 64-bit prime, 2^40 + 0x1b3 */
+
+uint64_t
+bc_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= FNV1A_PRIME;
+	}
+	return h;
+}
+
+uint64_t
+bc_fnv1a_str(uint64_t h, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= FNV1A_PRIME;
+	}
+	return h;
 }

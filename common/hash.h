@@ -2,6 +2,7 @@
  * hash.h - SHA-256 (OpenSSL libcrypto; CommonCrypto on macOS), the one
  * collision-resistant hash of boltcc: cache keys, compiler identities,
  * blob checksums, rendezvous hashing of cache keys over the host list.
+ * And FNV-1a, the one fast hash, for in-memory tables and short names.
  *
  * Usage: bc_hash_init, any number of bc_hash_update, bc_hash_final (or
  * bc_hash_final_hex).  A context is reusable after final.  Failures of
@@ -46,5 +47,21 @@ int bc_hash_selftest(char *err, size_t errlen);
 /* The n bytes written as the first 2n lowercase hex digits of s (the
  * inverse of bc_hash_hex): 0, or -1 at a character that is not one. */
 int bc_hash_unhex(const char *s, size_t n, uint8_t *out);
+
+/*
+ * FNV-1a, 64-bit, of n bytes at p (bc_fnv1a_str: of a string, without
+ * its NUL), continuing from h: start with BC_FNV1A_BASIS; hashing a then
+ * b from the hash of a is the hash of ab.  Fast, not collision-resistant:
+ * for hash tables and names of our own things, never where a peer's
+ * chosen collisions would cost more than a probe.
+ */
+#define BC_FNV1A_BASIS		14695981039346656037ULL	/* FNV's offset basis */
+/* The basis preproc/ always used: FNV's with its last digit lost.  Kept
+ * where the value reaches the disk: the names of the state dir's
+ * ppdirs-* files (preproc/search.c) and the order of equally old entries
+ * in the scan memo file (preproc/memo.c). */
+#define BC_FNV1A_BASIS_PP	1469598103934665603ULL
+uint64_t bc_fnv1a(uint64_t h, const void *p, size_t n);
+uint64_t bc_fnv1a_str(uint64_t h, const char *s);
 
 #endif

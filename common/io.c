@@ -371,9 +371,7 @@ bc_io_read_body(struct bc_io *io, uint32_t len, size_t max,
 	}
 	return BC_OK;
 fail:
-	out->len = start;
-	if (out->off > out->len)
-		out->off = out->len;
+	bc_buf_truncate(out, start);
 	return rc;
 }
 

@@ -8,6 +8,8 @@
 /* The build adds common/ with -iquote only, so <limits.h> is never this
  * file. */
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Hard ceiling of any bc_buf, whatever its own max says. */
 #define BC_BUF_CEILING		((size_t)1 << 31)		/* 2 GiB */
@@ -38,6 +40,8 @@
 #define BC_MAX_STDERR		((size_t)16 << 20)	/* SERR */
 #define BC_MAX_STDOUT		((size_t)16 << 20)	/* SOUT */
 #define BC_MAX_DOTD		((size_t)16 << 20)	/* DOTD */
+#define BC_MAX_DEPS_WORDS	200000		/* targets + deps of one .d
+						 * (common/deps.c) */
 #define BC_MAX_DIA		((size_t)64 << 20)	/* serialized diagnostics */
 #define BC_MAX_MSG		4096		/* boltcc extension: error text */
 #define BC_MAX_LOC_HOST		255		/* LOCATE HOST, LOCN: a host as the
@@ -55,6 +59,23 @@
 					 * all in BLOCKINFO) */
 #define BC_MAX_DIA_ABBREV_OPS	32	/* operands of one abbreviation (clang:
 					 * 11 at most) */
+
+/* Stream multiplexing (common/mux.h: boltccd --mux and the SSH helper),
+ * what this side announces and enforces. */
+#define BC_MUX_MAX_PAYLOAD	(32 * 1024)	/* one frame's payload */
+#define BC_MUX_MIN_PAYLOAD	1024		/* a peer announcing a smaller
+						 * payload is refused */
+#define BC_MUX_WINDOW		(256 * 1024)	/* bytes a peer may send on one
+						 * stream before more credit */
+#define BC_MUX_MIN_WINDOW	4096		/* a peer announcing a smaller
+						 * window is refused */
+#define BC_MUX_MAX_STREAMS	256		/* open streams, whatever is
+						 * announced */
+#define BC_MUX_MAX_REASON	256		/* RESET / GOAWAY text */
+#define BC_MUX_OUTQ_HIGH	(512 * 1024)	/* queued output above which
+						 * local fds are not read */
+#define BC_MUX_MAX_CREDIT	((uint32_t)1 << 30)	/* credit total of one
+							 * stream */
 
 /* Stats / HTTP request read by the daemon. */
 #define BC_MAX_HTTP_REQUEST	8192
@@ -91,5 +112,17 @@
 #define BC_MAX_SSH_INCLUDE_DEPTH 16	/* nested Include (OpenSSH: 16) */
 #define BC_MAX_SSH_INCLUDE_FILES 256	/* files read to resolve one host */
 #define BC_MAX_SSH_JUMPS	8	/* ProxyJump hops in front of a host */
+#define BC_MAX_SSH_IDENTITIES	32	/* identity files of one host in a
+					 * helper request (client/sshclient.c) */
+#define BC_MAX_SSH_KNOWN_HOSTS	32	/* known_hosts files of one host in a
+					 * helper request */
+
+/* Pump mode's include scanner (preproc/): the files it reads itself. */
+#define BC_PP_MAX_SOURCE	((size_t)64 << 20)	/* one source or header
+							 * file */
+#define BC_HMAP_MAX_SIZE	((size_t)64 << 20)	/* one header map */
+#define BC_PP_MEMO_MAX_FILE	((size_t)128 << 20)	/* the scan memo file
+							 * ($DIR/state/ppmemo) */
+#define BC_PP_MEMO_MAX_ENTRIES	100000		/* files in the scan memo */
 
 #endif

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "hash.h"
 #include "log.h"
 #include "util.h"
 
@@ -250,12 +251,8 @@ bc_log_msg(enum bc_log_level level, const char *func, const char *fmt, ...)
 static uint64_t
 once_hash(const char *key)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = bc_fnv1a_str(BC_FNV1A_BASIS, key);
 
-	for (; *key != '\0'; key++) {
-		h ^= (unsigned char)*key;
-		h *= 1099511628211ULL;
-	}
 	return h != 0 ? h : 1;
 }
 

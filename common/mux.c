@@ -161,17 +161,6 @@ bc_mux_get_frame(struct bc_buf *in, uint32_t max_payload,
 /* engine */
 
 static void
-compact(struct bc_buf *b)
-{
-	if (b->off == 0)
-		return;
-	if (b->off < b->len)
-		memmove(b->data, b->data + b->off, b->len - b->off);
-	b->len -= b->off;
-	b->off = 0;
-}
-
-static void
 reason_copy(char *dst, const uint8_t *p, size_t n)
 {
 	size_t i;
@@ -398,8 +387,8 @@ dispatch(struct bc_mux *m, const struct bc_mux_frame *f, char *err)
 		}
 		if (bc_buf_avail(&st->in) == 0)
 			bc_buf_reset(&st->in);
-		else if (st->in.len + f->len > st->in.max)
-			compact(&st->in);
+		else if (f->len > bc_buf_room(&st->in))
+			bc_buf_compact(&st->in);
 		if (f->len > 0 && bc_buf_put(&st->in, f->payload, f->len) !=
 		    BC_OK)
 			stream_error(m, st, "out of memory");
@@ -437,8 +426,8 @@ bc_mux_in_space(struct bc_mux *m, uint8_t **p)
 {
 	size_t space;
 
-	compact(&m->in);
-	space = m->in.max - m->in.len;
+	bc_buf_compact(&m->in);
+	space = bc_buf_room(&m->in);
 	if (space == 0 || bc_buf_reserve(&m->in, space, p) != BC_OK)
 		return 0;
 	return space;
@@ -492,8 +481,8 @@ bc_mux_out_done(struct bc_mux *m, size_t n)
 	(void)bc_buf_skip(&m->out, n);
 	if (bc_buf_avail(&m->out) == 0)
 		bc_buf_reset(&m->out);
-	else if (m->out.off > 65536)
-		compact(&m->out);
+	else if (bc_buf_tell(&m->out) > 65536)
+		bc_buf_compact(&m->out);
 }
 
 int

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/limits.h"
 
 #define BC_MUX_MAGIC		"BOLTMUX1"
 #define BC_MUX_MAGIC_LEN	8
@@ -38,15 +39,7 @@
 #define BC_MUX_HELLO_LEN	24
 #define BC_MUX_HDR_LEN		12
 
-/* Named limits (what this side announces and enforces). */
-#define BC_MUX_MAX_PAYLOAD	(32 * 1024)	/* one frame's payload */
-#define BC_MUX_MIN_PAYLOAD	1024		/* a peer announcing less is refused */
-#define BC_MUX_WINDOW		(256 * 1024)	/* per stream and direction */
-#define BC_MUX_MIN_WINDOW	4096
-#define BC_MUX_MAX_STREAMS	256		/* hard cap, whatever is announced */
-#define BC_MUX_MAX_REASON	256		/* RESET / GOAWAY text */
-#define BC_MUX_OUTQ_HIGH	(512 * 1024)	/* stop reading local fds above */
-#define BC_MUX_MAX_CREDIT	((uint32_t)1 << 30)	/* credit total per stream */
+/* Its limits (BC_MUX_MAX_PAYLOAD, BC_MUX_WINDOW, ...) are in limits.h. */
 
 enum bc_mux_type {
 	BC_MUX_OPEN = 1,	/* client -> server: new stream, no payload */

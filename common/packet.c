@@ -1,5 +1,6 @@
 /*
- * packet.c - single packets for the protocol-3 code: see packet.h.
+ * packet.c - single packets, read for the protocol-3 code and written
+ * for every protocol: see packet.h.
  */
 #include "config.h"
 
@@ -14,8 +15,10 @@
 int
 bc_packet_put_int(struct bc_buf *out, const char *tok, uint32_t v, char *err)
 {
-	if (bc_wire_put_int(out, tok, v) != BC_OK)
-		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %s", tok);
+	int r;
+
+	if ((r = bc_wire_put_int(out, tok, v)) != BC_OK)
+		return bc_seterr(err, r, "cannot encode %s", tok);
 	return BC_OK;
 }
 
@@ -23,9 +26,13 @@ int
 bc_packet_put_str(struct bc_buf *out, const char *tok, const void *p,
     size_t n, char *err)
 {
-	if (n > UINT32_MAX || bc_wire_put_str(out, tok, p, n) != BC_OK)
-		return bc_seterr(err, BC_ERR_LIMIT, "cannot encode %zu-byte %s",
-		    n, tok);
+	int r;
+
+	if (n > UINT32_MAX)
+		return bc_seterr(err, BC_ERR_LIMIT,
+		    "%s body of %zu bytes is too large for the wire", tok, n);
+	if ((r = bc_wire_put_str(out, tok, p, n)) != BC_OK)
+		return bc_seterr(err, r, "cannot encode %zu-byte %s", n, tok);
 	return BC_OK;
 }
 

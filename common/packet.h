@@ -1,9 +1,10 @@
 /*
- * packet.h - one packet at a time, for the protocol-3 readers and writers
- * (proto3.c, proto3x.c): a header or body read from a connection (io) or
- * from bytes already in memory (in, when io is NULL), and packets appended
- * to a buffer, bulk bodies compressed.  Limits are checked before any
- * allocation; errors name the token.
+ * packet.h - one packet at a time: a header or body read from a
+ * connection (io) or from bytes already in memory (in, when io is NULL),
+ * for the protocol-3 readers (proto3.c, proto3x.c); and the one packet
+ * writer of every protocol (proto.c, proto3.c, proto3x.c): packets
+ * appended to a buffer, bulk bodies compressed.  Limits are checked
+ * before any allocation; errors name the token.
  */
 #ifndef BC_PACKET_H
 #define BC_PACKET_H
@@ -14,6 +15,11 @@
 #include "codec.h"
 #include "io.h"
 
+/*
+ * Append one packet: BC_OK, or the bc_buf error (BC_ERR_LIMIT when out
+ * is full, BC_ERR_ALLOC) with err naming the token; on failure nothing
+ * of the packet stays in out.
+ */
 int bc_packet_put_int(struct bc_buf *out, const char *tok, uint32_t v,
     char *err);
 int bc_packet_put_str(struct bc_buf *out, const char *tok, const void *p,

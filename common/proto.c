@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/limits.h"
+#include "common/packet.h"
 #include "common/wire.h"
 
 /* Bodies at least this large are compressed with the faster zstd level. */
@@ -483,7 +484,7 @@ parse_bolt(struct src *s, uint32_t version, const struct bc_proto_limits *lim,
 	if ((req->flags & BC_FLAG_IDENTITY) &&
 	    (r = read_hex64(s, "CMPI", &req->identity, err)) != BC_OK)
 		return r;
-	if (kind == BC_RQST_PUMP)	/* manifest: bc_pumpx_read_manifest */
+	if (kind == BC_RQST_PUMP)	/* manifest: bc_proto3x_read_manifest */
 		return read_argv(s, lim, &req->argv, err);
 	if ((r = read_argv(s, lim, &req->argv, err)) != BC_OK)
 		return r;
@@ -823,33 +824,9 @@ bc_proto_parse_reply(struct bc_buf *in, int proto, int kind,
 static int
 rollback(struct bc_buf *out, size_t start, int r)
 {
-	if (r != BC_OK && out->len >= start && out->off <= start)
-		out->len = start;
+	if (r != BC_OK)
+		bc_buf_truncate(out, start);
 	return r;
-}
-
-static int
-put_int(struct bc_buf *out, const char *tok, uint32_t val, char *err)
-{
-	int r;
-
-	if ((r = bc_wire_put_int(out, tok, val)) != BC_OK)
-		return bc_seterr(err, r, "cannot encode %s", tok);
-	return BC_OK;
-}
-
-static int
-put_str(struct bc_buf *out, const char *tok, const void *p, size_t n,
-    char *err)
-{
-	int r;
-
-	if (n > UINT32_MAX)
-		return bc_seterr(err, BC_ERR_LIMIT,
-		    "%s body of %zu bytes is too large for the wire", tok, n);
-	if ((r = bc_wire_put_str(out, tok, p, n)) != BC_OK)
-		return bc_seterr(err, r, "cannot encode %zu-byte %s", n, tok);
-	return BC_OK;
 }
 
 static int
@@ -863,26 +840,7 @@ static int
 put_bulk(struct bc_buf *out, const char *tok, enum bc_comp comp,
     const void *p, size_t n, char *err)
 {
-	struct bc_buf z;
-	char sub[BC_ERRLEN];
-	int r;
-
-	if (n == 0)
-		return put_int(out, tok, 0, err);
-	if (comp == BC_COMP_NONE)
-		return put_str(out, tok, p, n, err);
-	bc_buf_init(&z, BC_MAX_WIRE_BODY);
-	sub[0] = '\0';
-	if (comp == BC_COMP_LZO)
-		r = bc_lzo_compress(p, n, &z, sub);
-	else
-		r = bc_zstd_compress(p, n, zstd_level(n), &z, sub);
-	if (r != BC_OK)
-		r = bc_seterr(err, r, "compressing %s: %s", tok, sub);
-	else
-		r = put_str(out, tok, bc_buf_data(&z), bc_buf_len(&z), err);
-	bc_buf_free(&z);
-	return r;
+	return bc_packet_put_bulk(out, tok, comp, zstd_level(n), p, n, err);
 }
 
 static int
@@ -923,7 +881,8 @@ put_argv(struct bc_buf *out, const struct bc_strv *argv, char *err)
 		return bc_seterr(err, BC_ERR_LIMIT,
 		    "%zu arguments exceed the limit of %d", argv->n,
 		    BC_MAX_ARGC);
-	if ((r = put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+	if ((r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) !=
+	    BC_OK)
 		return r;
 	for (i = 0; i < argv->n; i++) {
 		len = strlen(argv->v[i]);
@@ -936,7 +895,8 @@ put_argv(struct bc_buf *out, const struct bc_strv *argv, char *err)
 			return bc_seterr(err, BC_ERR_LIMIT,
 			    "arguments exceed %d bytes in total",
 			    BC_MAX_ARGV_TOTAL);
-		if ((r = put_str(out, "ARGV", argv->v[i], len, err)) != BC_OK)
+		if ((r = bc_packet_put_str(out, "ARGV", argv->v[i], len,
+		    err)) != BC_OK)
 			return r;
 	}
 	return BC_OK;
@@ -956,8 +916,8 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		if (req->kind != BC_RQST_COMPILE)
 			return bc_seterr(err, BC_ERR_INVAL,
 			    "distcc protocols only carry compile requests");
-		if ((r = put_int(out, "DIST", (uint32_t)req->proto, err))
-		    != BC_OK)
+		if ((r = bc_packet_put_int(out, "DIST", (uint32_t)req->proto,
+		    err)) != BC_OK)
 			return r;
 		return put_argv(out, &req->argv, err);
 	}
@@ -974,20 +934,24 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		    "bytes", BC_MAX_LOC_HOST);
 	if (req->identity != NULL && !bc_hash_is_hex(req->identity))
 		return bc_seterr(err, BC_ERR_INVAL, "bad compiler identity");
-	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK ||
-	    (r = put_int(out, "RQST", (uint32_t)req->kind, err)) != BC_OK)
+	if ((r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err)) !=
+	    BC_OK || (r = bc_packet_put_int(out, "RQST", (uint32_t)req->kind,
+	    err)) != BC_OK)
 		return r;
 	if (req->kind == BC_RQST_HELLO || req->kind == BC_RQST_ZERO)
 		return BC_OK;
 	if (BC_RQST_IS_LOOKUP(req->kind)) {
 		const char *h = req->loc_host != NULL ? req->loc_host : "";
 
-		if ((r = put_str(out, "CKEY", req->key, BC_HASH_HEXLEN, err))
-		    != BC_OK || req->kind == BC_RQST_LOOKUP ||
-		    (r = put_int(out, "FLAG", req->flags, err)) != BC_OK)
+		if ((r = bc_packet_put_str(out, "CKEY", req->key,
+		    BC_HASH_HEXLEN, err)) != BC_OK ||
+		    req->kind == BC_RQST_LOOKUP ||
+		    (r = bc_packet_put_int(out, "FLAG", req->flags, err)) !=
+		    BC_OK)
 			return r;
 		if (req->kind == BC_RQST_LOCATE &&
-		    (r = put_str(out, "HOST", h, strlen(h), err)) != BC_OK)
+		    (r = bc_packet_put_str(out, "HOST", h, strlen(h), err)) !=
+		    BC_OK)
 			return r;
 		if ((req->flags & BC_FLAG_ORIGIN) == 0)
 			return BC_OK;
@@ -996,7 +960,8 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 		    BC_ORIGIN_LEN))
 			return bc_seterr(err, BC_ERR_INVAL,
 			    "FLAG_ORIGIN needs the client's origin");
-		return put_str(out, "ORIG", req->origin, BC_ORIGIN_LEN, err);
+		return bc_packet_put_str(out, "ORIG", req->origin,
+		    BC_ORIGIN_LEN, err);
 	}
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(err, BC_ERR_INVAL,
@@ -1009,12 +974,12 @@ write_request_head(struct bc_buf *out, const struct bc_request *req,
 	flags = req->flags & ~(uint32_t)BC_FLAG_IDENTITY;
 	if (req->identity != NULL)
 		flags |= BC_FLAG_IDENTITY;
-	if ((r = put_int(out, "FLAG", flags, err)) != BC_OK ||
-	    (r = put_str(out, "CDIR", req->cwd, n, err)) != BC_OK)
+	if ((r = bc_packet_put_int(out, "FLAG", flags, err)) != BC_OK ||
+	    (r = bc_packet_put_str(out, "CDIR", req->cwd, n, err)) != BC_OK)
 		return r;
 	if (req->identity != NULL &&
-	    (r = put_str(out, "CMPI", req->identity, BC_HASH_HEXLEN, err))
-	    != BC_OK)
+	    (r = bc_packet_put_str(out, "CMPI", req->identity,
+	    BC_HASH_HEXLEN, err)) != BC_OK)
 		return r;
 	return put_argv(out, &req->argv, err);
 }
@@ -1053,9 +1018,10 @@ write_info(struct bc_buf *out, const char *info, char *err)
 
 	if (n > BC_MAX_MSG)
 		n = BC_MAX_MSG;
-	if ((r = put_int(out, "BOLT", BC_BOLT_VERSION, err)) != BC_OK)
+	if ((r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err)) !=
+	    BC_OK)
 		return r;
-	return put_str(out, "INFO", info, n, err);
+	return bc_packet_put_str(out, "INFO", info, n, err);
 }
 
 static int
@@ -1075,7 +1041,7 @@ write_reply(struct bc_buf *out, const struct bc_request *req,
 		if (req->kind == BC_RQST_ZERO)
 			return write_info(out, rep->info != NULL ? rep->info :
 			    "zeroed", err);
-		r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+		r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
 		if (r == BC_OK && req->kind == BC_RQST_LOCATE &&
 		    rep->locn != NULL) {
 			size_t n = strlen(rep->locn);
@@ -1083,24 +1049,25 @@ write_reply(struct bc_buf *out, const struct bc_request *req,
 			if (n == 0 || n > BC_MAX_LOC_HOST)
 				return bc_seterr(err, BC_ERR_INVAL,
 				    "LOCN of %zu bytes", n);
-			return put_str(out, "LOCN", rep->locn, n, err);
+			return bc_packet_put_str(out, "LOCN", rep->locn, n,
+			    err);
 		}
 		if (r == BC_OK && BC_RQST_IS_LOOKUP(req->kind) && rep->miss)
-			return put_int(out, "MISS", 0, err);
+			return bc_packet_put_int(out, "MISS", 0, err);
 		if (BC_RQST_IS_LOOKUP(req->kind) && rep->status != 0)
 			return bc_seterr(err, BC_ERR_INVAL,
 			    "a lookup hit has status 0");
 	} else {
-		r = put_int(out, "DONE", (uint32_t)req->proto, err);
+		r = bc_packet_put_int(out, "DONE", (uint32_t)req->proto, err);
 	}
 	if (r != BC_OK ||
-	    (r = put_int(out, "STAT", rep->status, err)) != BC_OK ||
+	    (r = bc_packet_put_int(out, "STAT", rep->status, err)) != BC_OK ||
 	    (r = put_buf(out, "SERR", comp, &rep->serr, err)) != BC_OK ||
 	    (r = put_buf(out, "SOUT", comp, &rep->sout, err)) != BC_OK)
 		return r;
 	/* Spec 5.2: no object after a failure, whatever the compiler left. */
 	if (rep->status != 0)
-		r = put_int(out, "DOTO", 0, err);
+		r = bc_packet_put_int(out, "DOTO", 0, err);
 	else
 		r = put_buf(out, "DOTO", comp, &rep->doto, err);
 	if (r != BC_OK || req->proto != BC_PROTO_BOLT)
@@ -1127,7 +1094,7 @@ bc_proto_write_origin(struct bc_buf *out, const char *origin, char *err)
 
 	if (n != 0 && (n != BC_ORIGIN_LEN || !bc_proto_origin_valid(origin, n)))
 		n = 0;	/* unknown */
-	return put_str(out, "ORIG", n > 0 ? origin : "", n, err);
+	return bc_packet_put_str(out, "ORIG", n > 0 ? origin : "", n, err);
 }
 
 int
@@ -1159,19 +1126,19 @@ bc_proto_write_reply_zstd(struct bc_buf *out, const struct bc_request *req,
 		return bc_seterr(err, BC_ERR_INVAL,
 		    "precompressed replies are BOLT compile or lookup replies");
 	n = BC_RQST_IS_LOOKUP(req->kind) ? 5 : 4;
-	r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
 	if (r == BC_OK && req->kind == BC_RQST_COMPILE &&
 	    (req->flags & BC_FLAG_HIT_MARK))
-		r = put_int(out, "CHIT", 0, err);
+		r = bc_packet_put_int(out, "CHIT", 0, err);
 	/* who stored it: after CHIT (a compile), first (a lookup) */
 	if (r == BC_OK && (req->flags & BC_FLAG_ORIGIN) &&
 	    (BC_RQST_IS_LOOKUP(req->kind) || (req->flags & BC_FLAG_HIT_MARK)))
 		r = bc_proto_write_origin(out, origin, err);
 	if (r == BC_OK)
-		r = put_int(out, "STAT", 0, err);
+		r = bc_packet_put_int(out, "STAT", 0, err);
 	for (i = 0; i < n && r == BC_OK; i++)
-		r = zn[i] == 0 ? put_int(out, toks[i], 0, err) :
-		    put_str(out, toks[i], z[i], zn[i], err);
+		r = zn[i] == 0 ? bc_packet_put_int(out, toks[i], 0, err) :
+		    bc_packet_put_str(out, toks[i], z[i], zn[i], err);
 	return rollback(out, start, r);
 }
 
@@ -1183,9 +1150,9 @@ bc_proto_write_error(struct bc_buf *out, const char *msg, char *err)
 
 	if (n > BC_MAX_MSG)
 		n = BC_MAX_MSG;
-	r = put_int(out, "BOLT", BC_BOLT_VERSION, err);
+	r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
 	if (r == BC_OK)
-		r = put_str(out, "EROR", msg, n, err);
+		r = bc_packet_put_str(out, "EROR", msg, n, err);
 	return rollback(out, start, r);
 }
 

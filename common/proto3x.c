@@ -18,7 +18,7 @@
 #define PUMPX_ZSTD_LEVEL 1	/* client CPU is what pump mode saves */
 
 void
-bc_pumpx_manifest_free(struct bc_pumpx_manifest *m)
+bc_proto3x_manifest_free(struct bc_proto3x_manifest *m)
 {
 	size_t i;
 
@@ -55,7 +55,7 @@ cstr(const struct bc_buf *b, const char *tok, char **out, char *err)
 /* ---- client ------------------------------------------------------- */
 
 int
-bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
+bc_proto3x_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
     const char *identity, const struct bc_strv *argv, size_t nfil, char *err)
 {
 	size_t i;
@@ -88,7 +88,7 @@ bc_pumpx_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
 }
 
 int
-bc_pumpx_write_hash(struct bc_buf *out, const char *name,
+bc_proto3x_write_hash(struct bc_buf *out, const char *name,
     const uint8_t hash[BC_HASH_LEN], char *err)
 {
 	int r;
@@ -99,7 +99,7 @@ bc_pumpx_write_hash(struct bc_buf *out, const char *name,
 }
 
 int
-bc_pumpx_write_link(struct bc_buf *out, const char *name, const char *target,
+bc_proto3x_write_link(struct bc_buf *out, const char *name, const char *target,
     char *err)
 {
 	int r;
@@ -110,7 +110,7 @@ bc_pumpx_write_link(struct bc_buf *out, const char *name, const char *target,
 }
 
 int
-bc_pumpx_write_dir(struct bc_buf *out, const char *name, char *err)
+bc_proto3x_write_dir(struct bc_buf *out, const char *name, char *err)
 {
 	int r;
 
@@ -120,7 +120,7 @@ bc_pumpx_write_dir(struct bc_buf *out, const char *name, char *err)
 }
 
 int
-bc_pumpx_write_body(struct bc_buf *out, const void *p, size_t n, char *err)
+bc_proto3x_write_body(struct bc_buf *out, const void *p, size_t n, char *err)
 {
 	return put_zstd(out, "FILE", p, n, err);
 }
@@ -207,7 +207,7 @@ rd_bolt(struct bc_io *io, const char *expect, uint32_t *val,
 }
 
 int
-bc_pumpx_read_need(struct bc_io *io, size_t nfil, uint32_t **idx, size_t *k,
+bc_proto3x_read_need(struct bc_io *io, size_t nfil, uint32_t **idx, size_t *k,
     char **errmsg, char *err)
 {
 	char t[5];
@@ -267,7 +267,7 @@ rd_zstd(struct bc_io *io, const char *tok, size_t max, struct bc_buf *dest,
 }
 
 int
-bc_pumpx_read_reply(struct bc_io *io, struct bc_reply *rep, int want_dia,
+bc_proto3x_read_reply(struct bc_io *io, struct bc_reply *rep, int want_dia,
     char **errmsg, char *err)
 {
 	int r;
@@ -286,8 +286,8 @@ bc_pumpx_read_reply(struct bc_io *io, struct bc_reply *rep, int want_dia,
 /* ---- daemon ------------------------------------------------------- */
 
 int
-bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
-    const struct bc_proto3_limits *lim0, struct bc_pumpx_manifest *m,
+bc_proto3x_read_manifest(struct bc_io *io, struct bc_buf *in,
+    const struct bc_proto3_limits *lim0, struct bc_proto3x_manifest *m,
     char *err)
 {
 	struct bc_proto3_limits dl;
@@ -309,7 +309,7 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 	if (nfil > 0)
 		m->v = xcalloc(nfil, sizeof(*m->v));
 	for (i = 0; i < nfil; i++) {
-		struct bc_pumpx_ent *e = &m->v[i];
+		struct bc_proto3x_ent *e = &m->v[i];
 
 		if ((r = bc_proto3_read_name(io, in, lim, &body, err)) != BC_OK ||
 		    (r = cstr(&body, "NAME", &e->name, err)) != BC_OK)
@@ -318,7 +318,7 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 		if ((r = bc_packet_rd_hdr(io, in, NULL, tok, &len, err)) != BC_OK)
 			break;
 		if (strcmp(tok, "HASH") == 0) {
-			e->kind = BC_PUMPX_FILE;
+			e->kind = BC_PROTO3X_FILE;
 			if (len != BC_HASH_LEN) {
 				r = bc_seterr(err, BC_ERR_PROTO,
 				    "HASH of %lu bytes", (unsigned long)len);
@@ -329,13 +329,13 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 				break;
 			memcpy(e->hash, bc_buf_data(&body), BC_HASH_LEN);
 		} else if (strcmp(tok, "LINK") == 0) {
-			e->kind = BC_PUMPX_LINK;
+			e->kind = BC_PROTO3X_LINK;
 			if ((r = bc_packet_rd_body(io, in, "LINK", len, lim->max_path,
 			    &body, err)) != BC_OK ||
 			    (r = cstr(&body, "LINK", &e->target, err)) != BC_OK)
 				break;
 		} else if (strcmp(tok, "DIRM") == 0) {
-			e->kind = BC_PUMPX_DIR;
+			e->kind = BC_PROTO3X_DIR;
 			if (len != 0) {
 				r = bc_seterr(err, BC_ERR_PROTO, "DIRM %lu",
 				    (unsigned long)len);
@@ -352,12 +352,12 @@ bc_pumpx_read_manifest(struct bc_io *io, struct bc_buf *in,
 	}
 	bc_buf_free(&body);
 	if (r != BC_OK)
-		bc_pumpx_manifest_free(m);
+		bc_proto3x_manifest_free(m);
 	return r;
 }
 
 int
-bc_pumpx_manifest_check(const struct bc_pumpx_manifest *m, const char *cwd,
+bc_proto3x_manifest_check(const struct bc_proto3x_manifest *m, const char *cwd,
     char *err)
 {
 	struct bc_pump_names names;
@@ -366,9 +366,10 @@ bc_pumpx_manifest_check(const struct bc_pumpx_manifest *m, const char *cwd,
 
 	bc_pump_names_init(&names);
 	for (i = 0; i < m->n && r == BC_OK; i++) {
-		const struct bc_pumpx_ent *e = &m->v[i];
-		enum bc_pump_kind k = e->kind == BC_PUMPX_FILE ? BC_PUMP_FILE :
-		    e->kind == BC_PUMPX_LINK ? BC_PUMP_LINK : BC_PUMP_DIR;
+		const struct bc_proto3x_ent *e = &m->v[i];
+		enum bc_pump_kind k = e->kind == BC_PROTO3X_FILE ?
+		    BC_PUMP_FILE : e->kind == BC_PROTO3X_LINK ? BC_PUMP_LINK :
+		    BC_PUMP_DIR;
 
 		r = bc_pump_names_add(&names, e->name, strlen(e->name), k,
 		    e->target, e->target != NULL ? strlen(e->target) : 0, NULL,
@@ -384,7 +385,7 @@ bc_pumpx_manifest_check(const struct bc_pumpx_manifest *m, const char *cwd,
 }
 
 int
-bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
+bc_proto3x_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
     char *err)
 {
 	size_t i;
@@ -400,7 +401,7 @@ bc_pumpx_write_need(struct bc_buf *out, const uint32_t *idx, size_t k,
 }
 
 int
-bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
+bc_proto3x_read_body(struct bc_io *io, struct bc_buf *in,
     const struct bc_proto3_limits *lim0, struct bc_buf *plain, char *err)
 {
 	struct bc_proto3_limits dl;
@@ -431,7 +432,7 @@ bc_pumpx_read_body(struct bc_io *io, struct bc_buf *in,
 }
 
 int
-bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
+bc_proto3x_write_reply(struct bc_buf *out, uint32_t status,
     const struct bc_buf *serr, const struct bc_buf *sout,
     const struct bc_buf *doto, const struct bc_buf *dotd,
     const struct bc_buf *dia, char *err)
@@ -459,7 +460,7 @@ bc_pumpx_write_reply(struct bc_buf *out, uint32_t status,
 }
 
 int
-bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
+bc_proto3x_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
     const void *const z[5], const size_t zn[5], char *err)
 {
 	/* blob sections: stderr, stdout, object, .dia, .d; on the wire the
@@ -467,7 +468,7 @@ bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
 	static const int order[5] = { 0, 1, 2, 4, 3 };
 	static const char *const toks[5] = { "SERR", "SOUT", "DOTO", "DIAG",
 	    "DOTD" };
-	size_t start = out->len;
+	size_t start = bc_buf_len(out);
 	int k, i, r;
 
 	r = bc_packet_put_int(out, "BOLT", BC_BOLT_VERSION, err);
@@ -484,21 +485,21 @@ bc_pumpx_write_stored(struct bc_buf *out, uint32_t flags, const char *origin,
 		r = zn[i] == 0 ? bc_packet_put_int(out, toks[i], 0, err) :
 		    bc_packet_put_str(out, toks[i], z[i], zn[i], err);
 	}
-	if (r != BC_OK && out->len >= start && out->off <= start)
-		out->len = start;
+	if (r != BC_OK)
+		bc_buf_truncate(out, start);
 	return r;
 }
 
 int
-bc_pumpx_write_hit(struct bc_buf *out, uint32_t flags, const char *origin,
+bc_proto3x_write_hit(struct bc_buf *out, uint32_t flags, const char *origin,
     const void *const z[5], const size_t zn[5], char *err)
 {
-	size_t start = out->len;
+	size_t start = bc_buf_len(out);
 	int r;
 
-	if ((r = bc_pumpx_write_need(out, NULL, 0, err)) == BC_OK)
-		r = bc_pumpx_write_stored(out, flags, origin, z, zn, err);
-	if (r != BC_OK && out->len >= start && out->off <= start)
-		out->len = start;
+	if ((r = bc_proto3x_write_need(out, NULL, 0, err)) == BC_OK)
+		r = bc_proto3x_write_stored(out, flags, origin, z, zn, err);
+	if (r != BC_OK)
+		bc_buf_truncate(out, start);
 	return r;
 }

@@ -463,9 +463,7 @@ bc_read_file(const char *path, size_t max, struct bc_buf *out, char *err)
 	return BC_OK;
 fail:
 	(void)close(fd);
-	out->len = start;
-	if (out->off > out->len)
-		out->off = out->len;
+	bc_buf_truncate(out, start);
 	return rc;
 }
 

@@ -50,9 +50,7 @@ bc_wire_put_str(struct bc_buf *b, const char *tok, const void *p, size_t n)
 		return r;
 	if ((r = bc_buf_put(b, p, n)) != BC_OK) {
 		/* Roll back the header: all or nothing. */
-		b->len = start;
-		if (b->off > b->len)
-			b->off = b->len;
+		bc_buf_truncate(b, start);
 		return r;
 	}
 	return BC_OK;
@@ -121,7 +119,7 @@ int
 bc_wire_get_str(struct bc_buf *b, const char *tok, size_t max,
     struct bc_buf *view, char *err)
 {
-	size_t save = b->off;
+	size_t mark = bc_buf_tell(b);
 	uint32_t n;
 	int r;
 
@@ -131,13 +129,13 @@ bc_wire_get_str(struct bc_buf *b, const char *tok, size_t max,
 	if (tok == NULL)
 		tok = "packet";
 	if (n > max) {
-		b->off = save;
+		bc_buf_rewind(b, mark);
 		return bc_seterr(err, BC_ERR_LIMIT,
 		    "%s body of %lu bytes exceeds limit %zu", tok,
 		    (unsigned long)n, max);
 	}
 	if (bc_buf_get_view(b, n, view) != BC_OK) {
-		b->off = save;
+		bc_buf_rewind(b, mark);
 		return bc_seterr(err, BC_ERR_TRUNCATED,
 		    "%s body truncated: %lu bytes claimed, %zu available", tok,
 		    (unsigned long)n, bc_buf_avail(b) - BC_HDR_LEN);

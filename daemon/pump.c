@@ -549,25 +549,37 @@ missing:
 	return bc_seterr(why, BC_ERR_DENIED, "option without its value");
 }
 
+/* 1 if root followed by '/' starts at byte i of the n at d. */
+static int
+root_at(const uint8_t *d, size_t n, size_t i, const char *root, size_t rl)
+{
+	return n - i > rl && memcmp(d + i, root, rl) == 0 && d[i + rl] == '/';
+}
+
 void
 bc_pump_strip_root(const char *root, struct bc_buf *b)
 {
-	size_t rl = root != NULL ? strlen(root) : 0, i, o = 0, n = b->len;
-	uint8_t *d = b->data;
+	size_t rl = root != NULL ? strlen(root) : 0, i, j, o = 0;
+	size_t n = bc_buf_len(b);
+	const uint8_t *d = bc_buf_data(b);
 
 	if (d == NULL || rl == 0)
 		return;
-	for (i = 0; i < n; ) {
-		if (n - i > rl && memcmp(d + i, root, rl) == 0 &&
-		    d[i + rl] == '/') {
-			i += rl;
+	/* each run between roots moves down over the roots before it; a
+	 * run only ever moves towards the start, so the bytes still to be
+	 * looked at are never overwritten */
+	for (i = 0; i < n; i = j) {
+		if (root_at(d, n, i, root, rl)) {
+			j = i + rl;
 			continue;
 		}
-		d[o++] = d[i++];
+		for (j = i + 1; j < n && !root_at(d, n, j, root, rl); j++)
+			;
+		if (o != i)
+			(void)bc_buf_patch(b, o, d + i, j - i);
+		o += j - i;
 	}
-	b->len = o;
-	if (b->off > o)
-		b->off = o;
+	bc_buf_truncate(b, o);
 }
 
 /* A .dia blob (a file name, a message) with the root taken out (out
@@ -607,11 +619,11 @@ bc_pump_fix_deps(const char *root, struct bc_buf *deps)
 	int style;
 	char err[BC_ERRLEN];
 
-	if (deps->data == NULL || root == NULL || root[0] == '\0')
+	if (bc_buf_data(deps) == NULL || root == NULL || root[0] == '\0')
 		return;
 	/* the compiler wrapped its lines while the paths carried the root:
 	 * learn its style from the bytes as written, re-wrap once stripped */
-	style = bc_deps_detect(deps->data, deps->len);
+	style = bc_deps_detect(bc_buf_data(deps), bc_buf_len(deps));
 	bc_pump_strip_root(root, deps);
 	if (style != 0)
 		(void)bc_deps_rewrap(deps, style, err);	/* else kept as is */

@@ -157,30 +157,31 @@ rebase_hmaps(const char *root, const char *cwd, const struct bc_strv *argv)
 
 int
 bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
-    struct bc_pumpx_manifest *m, char *why)
+    struct bc_proto3x_manifest *m, char *why)
 {
 	memset(m, 0, sizeof(*m));
 	int r;
 
 	if (req->cwd == NULL || req->cwd[0] != '/')
 		return bc_seterr(why, BC_ERR_PROTO, "pump request without CDIR");
-	if ((r = bc_pumpx_read_manifest(io, NULL, NULL, m, why)) != BC_OK)
+	if ((r = bc_proto3x_read_manifest(io, NULL, NULL, m, why)) != BC_OK)
 		return r;
 	/* refused here, before its key is looked up or a file asked for */
-	if ((r = bc_pumpx_manifest_check(m, req->cwd, why)) != BC_OK)
-		bc_pumpx_manifest_free(m);
+	if ((r = bc_proto3x_manifest_check(m, req->cwd, why)) != BC_OK)
+		bc_proto3x_manifest_free(m);
 	return r;
 }
 
 /* An entry the key takes by its mapped digest: a header map by name. */
 static int
-wants_mhash(const struct bc_pumpx_ent *e)
+wants_mhash(const struct bc_proto3x_ent *e)
 {
-	return e->kind == BC_PUMPX_FILE && bc_str_has_suffix(e->name, ".hmap");
+	return e->kind == BC_PROTO3X_FILE &&
+	    bc_str_has_suffix(e->name, ".hmap");
 }
 
 static void
-set_mhash(struct bc_pumpx_ent *e, const struct bc_pathmap *pm,
+set_mhash(struct bc_proto3x_ent *e, const struct bc_pathmap *pm,
     const void *p, size_t n)
 {
 	/* 1 digest known, -1 no header map (keyed by its hash) */
@@ -191,7 +192,7 @@ set_mhash(struct bc_pumpx_ent *e, const struct bc_pathmap *pm,
 
 /* Fill the header maps' digests from the store: 0 if one is missing. */
 static int
-mhash_from_store(struct bc_pumpx_manifest *m, const struct bc_pathmap *pm,
+mhash_from_store(struct bc_proto3x_manifest *m, const struct bc_pathmap *pm,
     const char *cache_dir)
 {
 	struct bc_cas cas;
@@ -202,7 +203,7 @@ mhash_from_store(struct bc_pumpx_manifest *m, const struct bc_pathmap *pm,
 
 	bc_buf_init(&data, BC_HMAP_MAX_SIZE);
 	for (i = 0; i < m->n; i++) {
-		struct bc_pumpx_ent *en = &m->v[i];
+		struct bc_proto3x_ent *en = &m->v[i];
 
 		if (!wants_mhash(en) || en->has_mhash)
 			continue;
@@ -226,7 +227,7 @@ mhash_from_store(struct bc_pumpx_manifest *m, const struct bc_pathmap *pm,
 }
 
 int
-bc_pumpx_key(struct bc_pumpx_manifest *m, const struct bc_request *req,
+bc_pumpx_key(struct bc_proto3x_manifest *m, const struct bc_request *req,
     const char *identity, const char *cache_dir, int exact,
     char out[BC_HASH_HEXLEN + 1], int *mapped)
 {
@@ -249,9 +250,9 @@ bc_pumpx_key(struct bc_pumpx_manifest *m, const struct bc_request *req,
 	}
 	for (i = 0; i < m->n; i++) {
 		v[i].name = m->v[i].name;
-		v[i].kind = m->v[i].kind == BC_PUMPX_FILE ? BC_CACHE_PUMP_FILE :
-		    m->v[i].kind == BC_PUMPX_LINK ? BC_CACHE_PUMP_LINK :
-		    BC_CACHE_PUMP_DIR;
+		v[i].kind = m->v[i].kind == BC_PROTO3X_FILE ?
+		    BC_CACHE_PUMP_FILE : m->v[i].kind == BC_PROTO3X_LINK ?
+		    BC_CACHE_PUMP_LINK : BC_CACHE_PUMP_DIR;
 		v[i].hash = m->v[i].hash;
 		v[i].target = m->v[i].target;
 		if (!exact && m->v[i].has_mhash > 0)
@@ -279,7 +280,7 @@ int
 bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
     const char *cache_dir, char **dir, char **root, char **cwd, char *why)
 {
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	int r;
 
 	*root = NULL;
@@ -287,16 +288,16 @@ bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
 	if ((r = bc_pumpx_read(io, req, &m, why)) != BC_OK)
 		return r;
 	r = bc_pumpx_fetch(io, req, &m, cache_dir, dir, root, cwd, why);
-	bc_pumpx_manifest_free(&m);
+	bc_proto3x_manifest_free(&m);
 	return r;
 }
 
 int
 bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
-    struct bc_pumpx_manifest *mp, const char *cache_dir, char **dir,
+    struct bc_proto3x_manifest *mp, const char *cache_dir, char **dir,
     char **root, char **cwd, char *why)
 {
-	const struct bc_pumpx_manifest m = *mp;
+	const struct bc_proto3x_manifest m = *mp;
 	struct bc_pathmap pm;
 	struct bc_pump_tree t;
 	struct bc_cas cas;
@@ -323,14 +324,14 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 	tree_open = 1;
 	need = xcalloc(m.n > 0 ? m.n : 1, sizeof(*need));
 	for (i = 0; i < m.n && r == BC_OK; i++) {
-		const struct bc_pumpx_ent *e = &m.v[i];
+		const struct bc_proto3x_ent *e = &m.v[i];
 
 		switch (e->kind) {
-		case BC_PUMPX_LINK:
+		case BC_PROTO3X_LINK:
 			r = bc_pump_tree_add(&t, e->name, 1,
 			    (const uint8_t *)e->target, strlen(e->target), why);
 			break;
-		case BC_PUMPX_DIR:
+		case BC_PROTO3X_DIR:
 			r = bc_pump_tree_dirm(&t, e->name, why);
 			break;
 		default:
@@ -357,13 +358,13 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 	}
 	if (r != BC_OK)
 		goto out;
-	if ((r = bc_pumpx_write_need(&out, need, nneed, why)) != BC_OK ||
+	if ((r = bc_proto3x_write_need(&out, need, nneed, why)) != BC_OK ||
 	    (r = bc_io_write_buf(io, &out, why)) != BC_OK)
 		goto out;
 	for (i = 0; i < nneed && r == BC_OK; i++) {
-		const struct bc_pumpx_ent *e = &m.v[need[i]];
+		const struct bc_proto3x_ent *e = &m.v[need[i]];
 
-		if ((r = bc_pumpx_read_body(io, NULL, NULL, &data, why))
+		if ((r = bc_proto3x_read_body(io, NULL, NULL, &data, why))
 		    != BC_OK)
 			break;
 		total += bc_buf_len(&data);

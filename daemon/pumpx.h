@@ -20,9 +20,9 @@
 	((req)->proto == BC_PROTO_BOLT && (req)->kind == BC_RQST_PUMP))
 
 /* After the head of a BOLT pump request: check CDIR, read the manifest
- * (m freed by the caller with bc_pumpx_manifest_free). */
+ * (m freed by the caller with bc_proto3x_manifest_free). */
 int bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
-    struct bc_pumpx_manifest *m, char *why);
+    struct bc_proto3x_manifest *m, char *why);
 /*
  * The cache key of the job (cache/key.h, bc_cache_pump_key) from the
  * manifest as received and this daemon's compiler identity.  exact: the
@@ -32,7 +32,7 @@ int bc_pumpx_read(struct bc_io *io, const struct bc_request *req,
  * the key cannot be known yet and out is "" (returns 1; else 0).
  * *mapped (when not NULL) says whether the key is mapped.
  */
-int bc_pumpx_key(struct bc_pumpx_manifest *m, const struct bc_request *req,
+int bc_pumpx_key(struct bc_proto3x_manifest *m, const struct bc_request *req,
     const char *identity, const char *cache_dir, int exact,
     char out[BC_HASH_HEXLEN + 1], int *mapped);
 /*
@@ -44,7 +44,7 @@ int bc_pumpx_key(struct bc_pumpx_manifest *m, const struct bc_request *req,
  * (bc_pumpx_key) on the way.
  */
 int bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
-    struct bc_pumpx_manifest *m, const char *cache_dir, char **dir,
+    struct bc_proto3x_manifest *m, const char *cache_dir, char **dir,
     char **root, char **cwd, char *why);
 /*
  * bc_pumpx_read then bc_pumpx_fetch (no cache step in between).

@@ -1,6 +1,7 @@
 /*
- * hmap.c - header-map reader (see hmap.h).  The whole file is kept in
- * memory; lookups read buckets and strings through bounds-checked views.
+ * hmap.c - header-map reader (see hmap.h).  The whole file is kept in a
+ * bc_buf; the header, buckets and strings are read through bounds-checked
+ * views of it, never by pointer arithmetic on the file's bytes.
  */
 #include "config.h"
 
@@ -47,15 +48,19 @@ bc_hmap_is_hmap(const void *p, size_t n)
 int
 bc_hmap_load_mem(struct bc_hmap *m, const void *p, size_t n, char *err)
 {
-	const uint8_t *b = p;
+	struct bc_buf in;
+	uint8_t b[HMAP_HDR];
 	uint32_t strtab, nb;
 	int swap;
 
 	memset(m, 0, sizeof(*m));
+	bc_buf_init(&m->file, BC_HMAP_MAX_SIZE);
 	if (n <= HMAP_HDR || !bc_hmap_is_hmap(p, n))
 		return bc_seterr(err, BC_ERR_CORRUPT, "not a header map");
 	if (n > BC_HMAP_MAX_SIZE)
 		return bc_seterr(err, BC_ERR_LIMIT, "header map too large");
+	bc_buf_view(&in, p, n);
+	(void)bc_buf_get(&in, b, sizeof(b));	/* n > HMAP_HDR */
 	swap = memcmp(b, "hmap", 4) == 0;
 	if (rd32(b, swap) != HMAP_MAGIC || rd16(b + 4, swap) != 1 ||
 	    rd16(b + 6, swap) != 0)
@@ -73,10 +78,8 @@ bc_hmap_load_mem(struct bc_hmap *m, const void *p, size_t n, char *err)
 	if ((size_t)strtab > n)
 		return bc_seterr(err, BC_ERR_CORRUPT,
 		    "header map: string table offset past the end");
-	if ((m->data = malloc(n)) == NULL)
+	if (bc_buf_put(&m->file, p, n) != BC_OK)
 		return bc_seterr(err, BC_ERR_ALLOC, "out of memory");
-	memcpy(m->data, p, n);
-	m->len = n;
 	m->swap = swap;
 	m->strtab = strtab;
 	m->nbuckets = nb;
@@ -101,7 +104,7 @@ bc_hmap_load(struct bc_hmap *m, const char *path, char *err)
 void
 bc_hmap_free(struct bc_hmap *m)
 {
-	free(m->data);
+	bc_buf_free(&m->file);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -109,20 +112,35 @@ bc_hmap_free(struct bc_hmap *m)
 static const char *
 str_at(const struct bc_hmap *m, uint32_t off, size_t *len)
 {
-	struct bc_buf v;
-	const uint8_t *s, *z;
+	struct bc_buf v, s;
 	size_t start = (size_t)m->strtab + off;
 
-	if (start < m->strtab || start >= m->len)
+	if (start < m->strtab)
 		return NULL;
-	bc_buf_view(&v, m->data + start, m->len - start);
-	if (bc_buf_peek(&v, 1, &s) != BC_OK)
+	bc_buf_view(&v, bc_buf_data(&m->file), bc_buf_len(&m->file));
+	if (bc_buf_skip(&v, start) != BC_OK ||
+	    bc_buf_get_until(&v, '\0', &s) != BC_OK)
 		return NULL;
-	z = memchr(s, '\0', bc_buf_avail(&v));
-	if (z == NULL)
-		return NULL;
-	*len = (size_t)(z - s);
-	return (const char *)s;
+	*len = bc_buf_avail(&s);
+	return (const char *)bc_buf_ptr(&s);
+}
+
+/* Bucket i's key, prefix and suffix offsets into off[]: BC_OK, or
+ * BC_ERR_CORRUPT if the bucket is not in the file. */
+static int
+bucket(const struct bc_hmap *m, uint32_t i, uint32_t off[3])
+{
+	struct bc_buf v;
+	uint8_t b[HMAP_BUCKET];
+	int k;
+
+	bc_buf_view(&v, bc_buf_data(&m->file), bc_buf_len(&m->file));
+	if (bc_buf_skip(&v, HMAP_HDR + (size_t)i * HMAP_BUCKET) != BC_OK ||
+	    bc_buf_get(&v, b, sizeof(b)) != BC_OK)
+		return BC_ERR_CORRUPT;
+	for (k = 0; k < 3; k++)
+		off[k] = rd32(b + 4 * k, m->swap);
+	return BC_OK;
 }
 
 static unsigned char
@@ -151,28 +169,23 @@ bc_hmap_lookup(const struct bc_hmap *m, const char *key, char **out)
 	const unsigned char *k;
 
 	*out = NULL;
-	if (m->data == NULL)
+	if (bc_buf_len(&m->file) == 0)
 		return BC_ERR_NOENT;
 	for (k = (const unsigned char *)key; *k != '\0'; k++)
 		h += (uint32_t)lower(*k) * 13u;
 	for (probe = 0; probe < m->nbuckets; probe++) {
-		const uint8_t *bk;
-		uint32_t koff, poff, soff;
+		uint32_t off[3];
 		const char *ks, *ps, *ss;
 		size_t kl, pl, sl;
 
 		i = (h + probe) & (m->nbuckets - 1);
-		bk = m->data + HMAP_HDR + (size_t)i * HMAP_BUCKET;
-		koff = rd32(bk, m->swap);
-		if (koff == 0)
+		if (bucket(m, i, off) != BC_OK || off[0] == 0)
 			return BC_ERR_NOENT;
-		ks = str_at(m, koff, &kl);
+		ks = str_at(m, off[0], &kl);
 		if (ks == NULL || !eq_nocase(ks, kl, key))
 			continue;
-		poff = rd32(bk + 4, m->swap);
-		soff = rd32(bk + 8, m->swap);
-		ps = str_at(m, poff, &pl);
-		ss = str_at(m, soff, &sl);
+		ps = str_at(m, off[1], &pl);
+		ss = str_at(m, off[2], &sl);
 		if (ps == NULL || ss == NULL)
 			return BC_ERR_NOENT;
 		if ((*out = malloc(pl + sl + 1)) == NULL)
@@ -226,17 +239,16 @@ bc_hmap_rebase(const struct bc_hmap *m, const char *prefix,
 	}
 	memset(hdr, 0, HMAP_HDR + nb * HMAP_BUCKET);
 	for (i = 0; i < nb && r == BC_OK; i++) {
-		const uint8_t *bk = m->data + HMAP_HDR + (size_t)i * HMAP_BUCKET;
-		uint32_t koff = rd32(bk, m->swap);
+		uint32_t off[3];
 		const char *key, *pre, *suf;
 		uint32_t k2, p2, s2;
 		size_t kl, pl, sl;
 
-		if (koff == 0)
+		if (bucket(m, i, off) != BC_OK || off[0] == 0)
 			continue;
-		key = str_at(m, koff, &kl);
-		pre = str_at(m, rd32(bk + 4, m->swap), &pl);
-		suf = str_at(m, rd32(bk + 8, m->swap), &sl);
+		key = str_at(m, off[0], &kl);
+		pre = str_at(m, off[1], &pl);
+		suf = str_at(m, off[2], &sl);
 		if (key == NULL || pre == NULL || suf == NULL)
 			continue;	/* a bad bucket is a miss either way */
 		r = tab_put(&tab, key, NULL, &k2);
@@ -289,17 +301,16 @@ bc_hmap_digest(const struct bc_hmap *m, char *(*map)(void *ctx,
 	snprintf(num, sizeof(num), "buckets %lu", (unsigned long)m->nbuckets);
 	bc_hash_update_str(&h, num);
 	for (i = 0; i < m->nbuckets; i++) {
-		const uint8_t *bk = m->data + HMAP_HDR + (size_t)i * HMAP_BUCKET;
-		uint32_t koff = rd32(bk, m->swap);
+		uint32_t off[3];
 		const char *key, *pre, *suf;
 		size_t kl, pl, sl;
 		char *value, *mapped;
 
-		if (koff == 0)
+		if (bucket(m, i, off) != BC_OK || off[0] == 0)
 			continue;
-		key = str_at(m, koff, &kl);
-		pre = str_at(m, rd32(bk + 4, m->swap), &pl);
-		suf = str_at(m, rd32(bk + 8, m->swap), &sl);
+		key = str_at(m, off[0], &kl);
+		pre = str_at(m, off[1], &pl);
+		suf = str_at(m, off[2], &sl);
 		if (key == NULL || pre == NULL || suf == NULL)
 			continue;	/* a miss either way */
 		value = xasprintf("%s%s", pre, suf);

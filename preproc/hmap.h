@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BC_HMAP_MAX_SIZE ((size_t)64 << 20)
+#include "common/buf.h"
+#include "common/limits.h"	/* BC_HMAP_MAX_SIZE */
 
 struct bc_hmap {
-	uint8_t *data;		/* whole file (owned) */
-	size_t len;
+	struct bc_buf file;	/* the whole file (owned) */
 	int swap;		/* integers are big-endian */
 	uint32_t strtab;	/* string table offset */
 	uint32_t nbuckets;
@@ -40,7 +40,6 @@ int bc_hmap_lookup(const struct bc_hmap *m, const char *key, char **out);
  * server's copy, whose headers live under its root); same bucket count and
  * positions, little-endian.  Appended to out.
  */
-struct bc_buf;
 int bc_hmap_rebase(const struct bc_hmap *m, const char *prefix,
     struct bc_buf *out, char *err);
 

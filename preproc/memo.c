@@ -25,6 +25,7 @@
 #include "preproc/memo.h"
 
 #define MEMO_MAGIC "boltcc-ppmemo 2\n"	/* 2: with #defines */
+#define MEMO_MAX_DIGITS 31	/* bytes of a number (a uint64 needs 20) */
 
 void
 bc_pp_stamp_of(const struct stat *sb, struct bc_pp_stamp *st)
@@ -34,18 +35,6 @@ bc_pp_stamp_of(const struct stat *sb, struct bc_pp_stamp *st)
 	st->size = (uint64_t)sb->st_size;
 	st->mtime_ns = bc_osdep_mtime_ns(sb);
 	st->ctime_ns = bc_osdep_ctime_ns(sb);
-}
-
-static uint64_t
-hstr(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
 }
 
 static void
@@ -61,7 +50,10 @@ ent_free(struct bc_pp_mentry *e)
 static struct bc_pp_mentry **
 slot(struct bc_pp_memo *m, const char *path)
 {
-	size_t i = (size_t)hstr(path) & (m->cap - 1);
+	/* the table's order is the file's for equally old entries: its
+	 * basis stays preproc/'s */
+	size_t i = (size_t)bc_fnv1a_str(BC_FNV1A_BASIS_PP, path) &
+	    (m->cap - 1);
 
 	while (m->tab[i] != NULL && strcmp(m->tab[i]->path, path) != 0)
 		i = (i + 1) & (m->cap - 1);
@@ -105,20 +97,30 @@ put(struct bc_pp_memo *m, struct bc_pp_mentry *e, int keep_existing)
 	m->n++;
 }
 
-static int
-num(const char **p, const char *end, long long *v, int sign)
+/* The next word of a line: its bytes up to the next space (taken too),
+ * or the rest of the line. */
+static void
+word(struct bc_buf *line, struct bc_buf *w)
 {
-	char tmp[32];
-	size_t n = 0;
+	if (bc_buf_get_until(line, ' ', w) != BC_OK)
+		(void)bc_buf_get_view(line, bc_buf_avail(line), w);
+}
+
+/* The next word as a decimal number (unsigned unless sign): 0 or -1. */
+static int
+num(struct bc_buf *line, long long *v, int sign)
+{
+	struct bc_buf w;
+	char tmp[MEMO_MAX_DIGITS + 1];
+	size_t n;
 	char *ep;
 
-	while (*p < end && **p != ' ' && **p != '\n' && n < sizeof(tmp) - 1)
-		tmp[n++] = *(*p)++;
-	tmp[n] = '\0';
-	if (n == 0 || *p >= end || (**p != ' ' && **p != '\n'))
+	word(line, &w);
+	n = bc_buf_avail(&w);
+	if (n == 0 || n > MEMO_MAX_DIGITS)
 		return -1;
-	if (**p == ' ')
-		(*p)++;
+	(void)bc_buf_get(&w, tmp, n);
+	tmp[n] = '\0';
 	errno = 0;
 	if (sign)
 		*v = strtoll(tmp, &ep, 10);
@@ -129,28 +131,92 @@ num(const char **p, const char *end, long long *v, int sign)
 	return 0;
 }
 
+/* 1 if the line starts with c and a space (both taken). */
+static int
+tag(struct bc_buf *line, char c)
+{
+	if (bc_buf_at(line, 0) != c || bc_buf_at(line, 1) != ' ')
+		return 0;
+	(void)bc_buf_skip(line, 2);
+	return 1;
+}
+
+/* The hash word: "-" (none) or BC_HASH_HEXLEN hex digits into e. */
+static int
+hash_word(struct bc_buf *line, struct bc_pp_mentry *e)
+{
+	struct bc_buf w;
+	const uint8_t *p;
+
+	word(line, &w);
+	if (bc_buf_avail(&w) == 1 && bc_buf_at(&w, 0) == '-')
+		return 0;
+	if (bc_buf_peek(&w, BC_HASH_HEXLEN, &p) != BC_OK ||
+	    bc_buf_avail(&w) != BC_HASH_HEXLEN ||
+	    bc_hash_unhex((const char *)p, BC_HASH_LEN, e->hash) != 0)
+		return -1;
+	e->has_hash = 1;
+	return 0;
+}
+
+/* One "D kind angled computed line name" line into e's directives. */
+static int
+dir_line(struct bc_buf *line, struct bc_pp_mentry *e)
+{
+	struct bc_pp_dir *dd;
+	long long d[4];
+	size_t nl;
+	int i;
+
+	if (!tag(line, 'D'))
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (num(line, &d[i], 0) != 0)
+			return -1;
+	nl = bc_buf_avail(line);	/* the name: the rest of the line */
+	if (d[0] < BC_PP_INCLUDE || d[0] > BC_PP_DEFINE || nl > BC_PP_MAX_NAME)
+		return -1;
+	if (e->dirs.n == e->dirs.cap) {
+		e->dirs.cap = e->dirs.cap ? e->dirs.cap * 2 : 8;
+		e->dirs.v = xrealloc(e->dirs.v, e->dirs.cap,
+		    sizeof(*e->dirs.v));
+	}
+	dd = &e->dirs.v[e->dirs.n++];
+	dd->kind = (int)d[0];
+	dd->angled = d[1] != 0;
+	dd->computed = d[2] != 0;
+	dd->line = (unsigned)d[3];
+	dd->name = NULL;
+	if (!dd->computed || nl > 0)
+		dd->name = xstrndup((const char *)bc_buf_ptr(line), nl);
+	return 0;
+}
+
 int
 bc_pp_memo_parse(struct bc_pp_memo *m, const char *p, size_t n)
 {
-	const char *end = p + n;
+	struct bc_buf in, line;
+	const uint8_t *magic;
 	size_t ml = sizeof(MEMO_MAGIC) - 1;
 
-	if (n < ml || memcmp(p, MEMO_MAGIC, ml) != 0)
+	bc_buf_view(&in, p, n);
+	if (bc_buf_peek(&in, ml, &magic) != BC_OK ||
+	    memcmp(magic, MEMO_MAGIC, ml) != 0)
 		return BC_ERR_CORRUPT;
-	p += ml;
-	while (p < end) {
+	(void)bc_buf_skip(&in, ml);
+	while (bc_buf_avail(&in) > 0) {
 		struct bc_pp_mentry *e;
-		const char *nl;
-		long long v[7], nd, k;
+		long long v[6], nd, k;
 		int i;
 
 		if (m->n >= BC_PP_MEMO_MAX_ENTRIES)
 			return BC_ERR_LIMIT;
-		if (end - p < 2 || p[0] != 'F' || p[1] != ' ')
+		/* "F dev ino size mtime_ns ctime_ns used hash|- ndirs path" */
+		if (bc_buf_get_until(&in, '\n', &line) != BC_OK ||
+		    !tag(&line, 'F'))
 			return BC_ERR_CORRUPT;
-		p += 2;
 		for (i = 0; i < 6; i++)
-			if (num(&p, end, &v[i], i >= 3) != 0)
+			if (num(&line, &v[i], i >= 3) != 0)
 				return BC_ERR_CORRUPT;
 		e = xcalloc(1, sizeof(*e));
 		bc_pp_dirs_init(&e->dirs);
@@ -160,64 +226,20 @@ bc_pp_memo_parse(struct bc_pp_memo *m, const char *p, size_t n)
 		e->st.mtime_ns = v[3];
 		e->st.ctime_ns = v[4];
 		e->used = v[5];
-		if (end - p >= 2 && p[0] == '-' && p[1] == ' ') {
-			p += 2;		/* no hash (checked first: "- " may
-					 * well have a space 64 bytes on) */
-		} else if (end - p >= 65 && p[64] == ' ') {
-			if (bc_hash_unhex(p, 32, e->hash) != 0) {
-				ent_free(e);
-				return BC_ERR_CORRUPT;
-			}
-			e->has_hash = 1;
-			p += 65;
-		} else {
+		if (hash_word(&line, e) != 0 || num(&line, &nd, 0) != 0 ||
+		    nd > BC_PP_MAX_DIRS || bc_buf_avail(&line) == 0) {
 			ent_free(e);
 			return BC_ERR_CORRUPT;
 		}
-		if (num(&p, end, &nd, 0) != 0 || nd > BC_PP_MAX_DIRS ||
-		    (nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
-		    nl == p) {
-			ent_free(e);
-			return BC_ERR_CORRUPT;
-		}
-		e->path = xstrndup(p, (size_t)(nl - p));
-		p = nl + 1;
-		for (k = 0; k < nd; k++) {
-			long long d[4];
-			struct bc_pp_dir *dd;
-
-			if (end - p < 2 || p[0] != 'D' || p[1] != ' ') {
+		/* the path: the rest of the line */
+		e->path = xstrndup((const char *)bc_buf_ptr(&line),
+		    bc_buf_avail(&line));
+		for (k = 0; k < nd; k++)
+			if (bc_buf_get_until(&in, '\n', &line) != BC_OK ||
+			    dir_line(&line, e) != 0) {
 				ent_free(e);
 				return BC_ERR_CORRUPT;
 			}
-			p += 2;
-			for (i = 0; i < 4; i++)
-				if (num(&p, end, &d[i], 0) != 0) {
-					ent_free(e);
-					return BC_ERR_CORRUPT;
-				}
-			if ((nl = memchr(p, '\n', (size_t)(end - p)))
-			    == NULL || d[0] < BC_PP_INCLUDE ||
-			    d[0] > BC_PP_DEFINE ||
-			    (size_t)(nl - p) > BC_PP_MAX_NAME) {
-				ent_free(e);
-				return BC_ERR_CORRUPT;
-			}
-			if (e->dirs.n == e->dirs.cap) {
-				e->dirs.cap = e->dirs.cap ? e->dirs.cap * 2 : 8;
-				e->dirs.v = xrealloc(e->dirs.v, e->dirs.cap,
-				    sizeof(*e->dirs.v));
-			}
-			dd = &e->dirs.v[e->dirs.n++];
-			dd->kind = (int)d[0];
-			dd->angled = d[1] != 0;
-			dd->computed = d[2] != 0;
-			dd->line = (unsigned)d[3];
-			dd->name = NULL;
-			if (!dd->computed || nl > p)
-				dd->name = xstrndup(p, (size_t)(nl - p));
-			p = nl + 1;
-		}
 		put(m, e, 1);
 	}
 	return BC_OK;

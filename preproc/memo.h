@@ -13,11 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include "common/limits.h"	/* BC_PP_MEMO_MAX_*, BC_PP_MAX_SOURCE */
 #include "preproc/lex.h"
-
-#define BC_PP_MEMO_MAX_ENTRIES 100000
-#define BC_PP_MEMO_MAX_FILE ((size_t)128 << 20)
-#define BC_PP_MAX_SOURCE ((size_t)64 << 20)
 
 struct bc_pp_stamp {
 	uint64_t dev, ino, size;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/util.h"
 #include "preproc/lex.h"
 #include "preproc/scan.h"
@@ -93,18 +94,6 @@ struct sset {
 	size_t cap, n;
 };
 
-static uint64_t
-h64(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* 1 if added, 0 if present. */
 static int
 sset_add(struct sset *s, const char *k)
@@ -119,14 +108,15 @@ sset_add(struct sset *s, const char *k)
 		s->v = xcalloc(s->cap, sizeof(*s->v));
 		for (j = 0; j < oc; j++)
 			if (old[j] != NULL) {
-				i = (size_t)h64(old[j]) & (s->cap - 1);
+				i = (size_t)bc_fnv1a_str(BC_FNV1A_BASIS,
+				    old[j]) & (s->cap - 1);
 				while (s->v[i] != NULL)
 					i = (i + 1) & (s->cap - 1);
 				s->v[i] = old[j];
 			}
 		free(old);
 	}
-	i = (size_t)h64(k) & (s->cap - 1);
+	i = (size_t)bc_fnv1a_str(BC_FNV1A_BASIS, k) & (s->cap - 1);
 	while (s->v[i] != NULL) {
 		if (strcmp(s->v[i], k) == 0)
 			return 0;

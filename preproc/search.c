@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/osdep.h"
 #include "common/util.h"
 #include "preproc/search.h"
@@ -164,19 +165,6 @@ bc_pp_parse_verbose(const char *text, size_t n, struct bc_strv *dirs,
 		p += len + (nl != NULL ? 1 : 0);
 	}
 	return found ? BC_OK : BC_ERR_NOENT;
-}
-
-/* FNV-1a 64 of the cache key. */
-static uint64_t
-fnv64(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
 }
 
 /* Run cc -E -v and capture stderr. */
@@ -327,8 +315,9 @@ default_dirs(struct bc_pp_search *s, const char *cc, const char *statedir,
 		key = q;
 	}
 	if (strchr(key, '\n') == NULL && statedir != NULL) {
+		/* the file's name: with preproc/'s basis, as before */
 		file = xasprintf("%s/ppdirs-%016llx", statedir,
-		    (unsigned long long)fnv64(key));
+		    (unsigned long long)bc_fnv1a_str(BC_FNV1A_BASIS_PP, key));
 		if ((r = load_cached(file, key, dirs, fw)) != 0) {
 			free(file);
 			free(key);

@@ -18,18 +18,18 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bc_proto3_limits lim;
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	struct bc_buf in, plain;
 
 	bc_proto3_limits_default(&lim);
 	lim.max_file = 1 << 20;
 	bc_buf_view(&in, data, size);
-	if (bc_pumpx_read_manifest(NULL, &in, &lim, &m, NULL) == 0) {
-		(void)bc_pumpx_manifest_check(&m, "/src", NULL);
-		bc_pumpx_manifest_free(&m);
+	if (bc_proto3x_read_manifest(NULL, &in, &lim, &m, NULL) == 0) {
+		(void)bc_proto3x_manifest_check(&m, "/src", NULL);
+		bc_proto3x_manifest_free(&m);
 	}
 	bc_buf_init(&plain, lim.max_file);
-	(void)bc_pumpx_read_body(NULL, &in, &lim, &plain, NULL);
+	(void)bc_proto3x_read_body(NULL, &in, &lim, &plain, NULL);
 	bc_buf_free(&plain);
 	return 0;
 }

@@ -662,36 +662,36 @@ seeds_pumpx(void)
 	argv_of(&av, args);
 	bc_buf_init(&b, SEED_MAX);
 	bc_buf_init(&m, SEED_MAX);
-	die_on(bc_pumpx_write_head(&b, 0, "/home/u/src", NULL, &av, 4, err), "head",
+	die_on(bc_proto3x_write_head(&b, 0, "/home/u/src", NULL, &av, 4, err), "head",
 	    err);
 	/* the head ends with the 12-byte NFIL header */
 	(void)bc_buf_put(&m, bc_buf_data(&b) + bc_buf_len(&b) - 12, 12);
 	bc_hash_bytes(hello_i, sizeof(hello_i) - 1, hash);
-	die_on(bc_pumpx_write_hash(&m, "/home/u/src/hello.c", hash, err),
+	die_on(bc_proto3x_write_hash(&m, "/home/u/src/hello.c", hash, err),
 	    "hash", err);
-	die_on(bc_pumpx_write_hash(&m, "/home/u/src/hello.h", hash, err),
+	die_on(bc_proto3x_write_hash(&m, "/home/u/src/hello.h", hash, err),
 	    "hash", err);
-	die_on(bc_pumpx_write_link(&m, "/home/u/src/inc", "../inc2", err),
+	die_on(bc_proto3x_write_link(&m, "/home/u/src/inc", "../inc2", err),
 	    "link", err);
-	die_on(bc_pumpx_write_dir(&m, "/home/u/src/inc2", err), "dir", err);
-	die_on(bc_pumpx_write_body(&m, hello_i, sizeof(hello_i) - 1, err),
+	die_on(bc_proto3x_write_dir(&m, "/home/u/src/inc2", err), "dir", err);
+	die_on(bc_proto3x_write_body(&m, hello_i, sizeof(hello_i) - 1, err),
 	    "body", err);
 	put_buf("pumpx", "manifest-4-and-body", &m);
 
 	bc_buf_reset(&b);
 	bc_buf_reset(&m);
-	die_on(bc_pumpx_write_head(&b, 0, "/", NULL, &av, 0, err), "head", err);
+	die_on(bc_proto3x_write_head(&b, 0, "/", NULL, &av, 0, err), "head", err);
 	(void)bc_buf_put(&m, bc_buf_data(&b) + bc_buf_len(&b) - 12, 12);
-	die_on(bc_pumpx_write_body(&m, "", 0, err), "body", err);
+	die_on(bc_proto3x_write_body(&m, "", 0, err), "body", err);
 	put_buf("pumpx", "manifest-0-empty-body", &m);
 
 	bc_buf_reset(&b);
 	bc_buf_reset(&m);
-	die_on(bc_pumpx_write_head(&b, 0, "/", NULL, &av, 1, err), "head", err);
+	die_on(bc_proto3x_write_head(&b, 0, "/", NULL, &av, 1, err), "head", err);
 	(void)bc_buf_put(&m, bc_buf_data(&b) + bc_buf_len(&b) - 12, 12);
-	die_on(bc_pumpx_write_link(&m, "/usr/include/x.h", "/abs/x.h", err),
+	die_on(bc_proto3x_write_link(&m, "/usr/include/x.h", "/abs/x.h", err),
 	    "link", err);
-	die_on(bc_pumpx_write_body(&m, "#define X 1\n", 12, err), "body",
+	die_on(bc_proto3x_write_body(&m, "#define X 1\n", 12, err), "body",
 	    err);
 	put_buf("pumpx", "manifest-link", &m);
 	bc_buf_free(&b);

@@ -22,6 +22,7 @@
 #include "daemon/acl.h"
 #include "daemon/admin.h"
 #include "daemon/stats.h"
+#include "tests/unit/unit.h"
 
 static void
 parse(const char *req, struct bc_admin_req *rq)
@@ -353,7 +354,7 @@ static Suite *
 admin_suite(void)
 {
 	Suite *s = suite_create("admin");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_test(tc, admin_parse_good);
 	tcase_add_test(tc, admin_parse_refused);

@@ -27,6 +27,7 @@
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 /* ---- helpers ------------------------------------------------------- */
 
@@ -1475,8 +1476,8 @@ static Suite *
 args_suite(void)
 {
 	Suite *s = suite_create("args");
-	TCase *tc = tcase_create("classify");
-	TCase *tr = tcase_create("rsp");
+	TCase *tc = bc_tcase("classify", BC_TEST_TIMEOUT);
+	TCase *tr = bc_tcase("rsp", BC_TEST_TIMEOUT);
 
 	tcase_add_loop_test(tc, test_cases, 0,
 	    (int)(sizeof(cases) / sizeof(cases[0])));
@@ -1488,7 +1489,6 @@ args_suite(void)
 	tcase_add_test(tc, test_xcode_corpus);
 	tcase_add_test(tc, test_classify_mutations);
 	tcase_add_test(tc, test_driver_long_option);
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(tr, rsp_setup, rsp_teardown);
@@ -1500,7 +1500,6 @@ args_suite(void)
 	tcase_add_test(tr, test_expand_size);
 	tcase_add_test(tr, test_expand_fifo);
 	tcase_add_test(tr, test_split_mutations);
-	tcase_set_timeout(tr, 60);
 	suite_add_tcase(s, tr);
 	return s;
 }

@@ -30,6 +30,7 @@
 #include "cache/pathmap.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 /* ------------------------------------------------------------------ hash */
 
@@ -71,6 +72,43 @@ START_TEST(test_hash_vectors)
 	hex[3] = 'G';
 	ck_assert(!bc_hash_is_hex(hex));
 	ck_assert(!bc_hash_is_hex("abc"));
+}
+END_TEST
+
+/* FNV-1a 64 against the published vectors (www.isthe.com/chongo/tech/
+ * comp/fnv), in pieces as in one go; and preproc/'s basis, whose values
+ * name the state dir's ppdirs-* files, still giving what it gave. */
+START_TEST(test_fnv1a_vectors)
+{
+	static const struct {
+		const char *s;
+		uint64_t h;
+	} v[] = {
+		{ "", 0xcbf29ce484222325ULL },
+		{ "a", 0xaf63dc4c8601ec8cULL },
+		{ "b", 0xaf63df4c8601f1a5ULL },
+		{ "foo", 0xdcb27518fed9d577ULL },
+		{ "foobar", 0x85944171f73967e8ULL },
+		{ "chongo was here!\n", 0x46810940eff5f915ULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		ck_assert_msg(bc_fnv1a_str(BC_FNV1A_BASIS, v[i].s) == v[i].h,
+		    "FNV-1a of \"%s\"", v[i].s);
+		ck_assert_msg(bc_fnv1a(BC_FNV1A_BASIS, v[i].s,
+		    strlen(v[i].s)) == v[i].h, "FNV-1a of \"%s\"", v[i].s);
+	}
+	ck_assert(bc_fnv1a(bc_fnv1a(BC_FNV1A_BASIS, "foo", 3), "bar", 3) ==
+	    0x85944171f73967e8ULL);
+	ck_assert(bc_fnv1a(BC_FNV1A_BASIS, "a\0b", 3) !=
+	    bc_fnv1a_str(BC_FNV1A_BASIS, "a"));	/* bytes, NULs too */
+	/* what memo.c's and search.c's own copies gave */
+	ck_assert(bc_fnv1a_str(BC_FNV1A_BASIS_PP, "") == 0x14650fb0739d0383ULL);
+	ck_assert(bc_fnv1a_str(BC_FNV1A_BASIS_PP, "/usr/include/stdio.h") ==
+	    0xd84396541ffc8e0dULL);
+	ck_assert(bc_fnv1a_str(BC_FNV1A_BASIS_PP, "gcc|1|2|3|4|c|-O2") ==
+	    0xa9b9538667804b51ULL);
 }
 END_TEST
 
@@ -824,11 +862,12 @@ static Suite *
 cache_suite(void)
 {
 	Suite *s = suite_create("cache");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_hash_vectors);
+	tcase_add_test(tc, test_fnv1a_vectors);
 	tcase_add_test(tc, test_key_same);
 	tcase_add_test(tc, test_key_split);
 	tcase_add_test(tc, test_key_inputs);

@@ -33,6 +33,7 @@
 #include "client/cconf.h"
 #include "client/cstats.h"
 #include "client/hostsel.h"
+#include "tests/unit/unit.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers */
@@ -1473,7 +1474,7 @@ client_suite(void)
 	Suite *s = suite_create("client");
 	TCase *tc;
 
-	tc = tcase_create("cconf");
+	tc = bc_tcase("cconf", BC_TEST_TIMEOUT);
 	tcase_add_test(tc, cconf_defaults);
 	tcase_add_test(tc, cconf_hosts_precedence);
 	tcase_add_test(tc, cconf_dir_precedence);
@@ -1485,8 +1486,7 @@ client_suite(void)
 	tcase_add_test(tc, cconf_misc);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("hostsel");
-	tcase_set_timeout(tc, 30);
+	tc = bc_tcase("hostsel", BC_TEST_TIMEOUT_SLOW);
 	tcase_add_test(tc, hostsel_names);
 	tcase_add_test(tc, hostsel_breadth_first);
 	tcase_add_test(tc, hostsel_order_around_held_files);
@@ -1500,8 +1500,7 @@ client_suite(void)
 	tcase_add_test(tc, hostsel_bad_lockdir);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("cstats");
-	tcase_set_timeout(tc, 60);
+	tc = bc_tcase("cstats", BC_TEST_TIMEOUT_SLOW);
 	tcase_add_test(tc, cstats_memory);
 	tcase_add_test(tc, cstats_commit_load_zero);
 	tcase_add_test(tc, cstats_concurrent);

@@ -14,6 +14,7 @@
 #include "common/codec.h"
 #include "common/err.h"
 #include "common/limits.h"
+#include "tests/unit/unit.h"
 
 /* vectors/p2-request.bin: the LZO1X-1 DOTI body sent by distcc 3.4 */
 static const uint8_t p2_doti_lzo[167] = {
@@ -563,9 +564,8 @@ static Suite *
 codec_suite(void)
 {
 	Suite *s = suite_create("codec");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_lzo_captured_vectors);
 	tcase_add_test(tc, test_append);
 	tcase_add_test(tc, test_roundtrip_sizes);

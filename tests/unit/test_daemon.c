@@ -35,6 +35,7 @@
 #include "daemon/intake.h"
 #include "common/proto3.h"
 #include "common/wire.h"
+#include "tests/unit/unit.h"
 
 /* ------------------------------------------------------------------ ACL */
 
@@ -1436,7 +1437,7 @@ static Suite *
 daemon_suite(void)
 {
 	Suite *s = suite_create("daemon");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_test(tc, test_locdir);
 	tcase_add_test(tc, test_job_limit_name);

@@ -17,6 +17,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "daemon/pump.h"
+#include "tests/unit/unit.h"
 
 struct golden {
 	int style;
@@ -357,9 +358,8 @@ static Suite *
 deps_suite(void)
 {
 	Suite *s = suite_create("deps");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_golden_roundtrip, 0, (int)NGOLDEN);
 	tcase_add_loop_test(tc, test_golden_from_flat, 0, (int)NGOLDEN);
 	tcase_add_loop_test(tc, test_fix_deps_rewraps, 0, (int)NGOLDEN);

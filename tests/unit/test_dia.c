@@ -21,6 +21,7 @@
 #include "common/err.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 #define DIR_A	"/tmp/x/a"
 #define DIR_B	"/tmp/longer/path/b"
@@ -1079,10 +1080,9 @@ static Suite *
 dia_suite(void)
 {
 	Suite *s = suite_create("dia");
-	TCase *tc = tcase_create("clang");
-	TCase *th = tcase_create("streams");
+	TCase *tc = bc_tcase("clang", BC_TEST_TIMEOUT_SLOW);
+	TCase *th = bc_tcase("streams", BC_TEST_TIMEOUT);
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_identity, 0, (int)NFIXTURES);
 	tcase_add_test(tc, test_appends);
 	tcase_add_loop_test(tc, test_other_dir, 0, (int)NCASES);

@@ -20,6 +20,7 @@
 #include "common/limits.h"
 #include "common/proto.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 static const char key1[] = "1111111111111111111111111111111111111111111111111111111111111111";
 
@@ -238,9 +239,8 @@ static Suite *
 suite(void)
 {
 	Suite *s = suite_create("hitcache");
-	TCase *tc = tcase_create("hitcache");
+	TCase *tc = bc_tcase("hitcache", BC_TEST_TIMEOUT_SLOW);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_key);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_damaged);

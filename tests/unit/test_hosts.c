@@ -14,6 +14,7 @@
 #include "common/hosts.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 #define REJ (-1)	/* expected: rejected */
 
@@ -471,7 +472,7 @@ static Suite *
 hosts_suite(void)
 {
 	Suite *s = suite_create("hosts");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_loop_test(tc, test_rows, 0, (int)(sizeof(rows) /
 	    sizeof(rows[0])));
@@ -481,7 +482,6 @@ hosts_suite(void)
 	tcase_add_test(tc, test_randomize);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_mutations);
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }

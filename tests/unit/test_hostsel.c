@@ -22,6 +22,7 @@
 #include "common/io.h"
 #include "common/util.h"
 #include "client/hostsel.h"
+#include "tests/unit/unit.h"
 
 #define MS 1000	/* est_us of 1 ms */
 
@@ -412,7 +413,7 @@ static Suite *
 hostsel_suite(void)
 {
 	Suite *s = suite_create("hostsel");
-	TCase *tc = tcase_create("choose");
+	TCase *tc = bc_tcase("choose", BC_TEST_TIMEOUT);
 
 	tcase_add_test(tc, choose_no_history_is_breadth_first);
 	tcase_add_test(tc, choose_none_usable);
@@ -423,8 +424,7 @@ hostsel_suite(void)
 	tcase_add_test(tc, choose_skips_unusable);
 	tcase_add_test(tc, choose_simulated_farm);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("files");
-	tcase_set_timeout(tc, 30);
+	tc = bc_tcase("files", BC_TEST_TIMEOUT);
 	tcase_add_test(tc, perf_records);
 	tcase_add_test(tc, owner_move_rule);
 	tcase_add_test(tc, pick_prefers_fast_host);

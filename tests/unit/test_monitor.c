@@ -19,6 +19,7 @@
 #include "common/json.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 static int
 parse(struct bc_json *d, const char *text, char *err)
@@ -322,7 +323,7 @@ static Suite *
 suite(void)
 {
 	Suite *s = suite_create("monitor");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_test(tc, json_reads_documents);
 	tcase_add_test(tc, json_refuses_bad_documents);

@@ -20,6 +20,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mux.h"
+#include "tests/unit/unit.h"
 
 static const struct bc_mux_hello good_hello = {
 	BC_MUX_VERSION, BC_MUX_MAX_PAYLOAD, 8, BC_MUX_WINDOW
@@ -366,9 +367,12 @@ START_TEST(test_engine_mutations)
 		(void)bc_mux_put_frame(&raw, BC_MUX_EOF, 3, NULL, 0);
 		for (i = 0; i < 4; i++) {
 			seed = seed * 1103515245u + 12345u;
-			raw.data[BC_MUX_HELLO_LEN + (seed >> 8) %
-			    (raw.len - BC_MUX_HELLO_LEN)] ^=
+			size_t at = BC_MUX_HELLO_LEN + (seed >> 8) %
+			    (bc_buf_len(&raw) - BC_MUX_HELLO_LEN);
+			uint8_t x = bc_buf_data(&raw)[at] ^
 			    (uint8_t)(1u << ((seed >> 4) & 7));
+
+			ck_assert_int_eq(bc_buf_patch(&raw, at, &x, 1), BC_OK);
 		}
 		(void)feed(&sv, &raw);
 		(void)bc_mux_pump(&sv);
@@ -385,13 +389,12 @@ static Suite *
 mux_suite(void)
 {
 	Suite *s = suite_create("mux");
-	TCase *tc = tcase_create("codec");
-	TCase *te = tcase_create("engine");
+	TCase *tc = bc_tcase("codec", BC_TEST_TIMEOUT);
+	TCase *te = bc_tcase("engine", BC_TEST_TIMEOUT);
 
 	tcase_add_test(tc, test_hello);
 	tcase_add_test(tc, test_frames);
 	suite_add_tcase(s, tc);
-	tcase_set_timeout(te, 30);
 	tcase_add_test(te, test_engine_relay);
 	tcase_add_test(te, test_engine_hostile);
 	tcase_add_test(te, test_engine_mutations);

@@ -30,6 +30,7 @@
 #include "common/io.h"
 #include "common/osdep.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 /* which implementation is linked (the expectations differ) */
 #if defined(__linux__) && !defined(TEST_OSDEP_OTHER)
@@ -201,7 +202,7 @@ int
 main(void)
 {
 	Suite *s = suite_create("osdep");
-	TCase *tc = tcase_create("osdep");
+	TCase *tc = bc_tcase("osdep", BC_TEST_TIMEOUT);
 	SRunner *sr;
 	int failed;
 

@@ -20,6 +20,7 @@
 #include "preproc/memo.h"
 #include "preproc/scan.h"
 #include "preproc/search.h"
+#include "tests/unit/unit.h"
 
 static struct bc_pp_dirs D;
 
@@ -827,9 +828,8 @@ static Suite *
 suite(void)
 {
 	Suite *s = suite_create("preproc");
-	TCase *t = tcase_create("core");
+	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
 
-	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_lex_basic);
 	tcase_add_test(t, test_lex_not_directives);
 	tcase_add_test(t, test_lex_continuations);

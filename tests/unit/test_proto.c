@@ -24,6 +24,7 @@
 #include "common/proto.h"
 #include "common/util.h"
 #include "common/wire.h"
+#include "tests/unit/unit.h"
 
 static const char *const hello_argv[] = {
 	"x86_64-linux-gnu-gcc", "-c", "hello.c", "-o", "hello.o", NULL
@@ -1927,10 +1928,10 @@ static Suite *
 proto_suite(void)
 {
 	Suite *s = suite_create("proto");
-	TCase *golden = tcase_create("golden");
-	TCase *hostile = tcase_create("hostile");
-	TCase *bolt = tcase_create("bolt");
-	TCase *mut = tcase_create("mutation");
+	TCase *golden = bc_tcase("golden", BC_TEST_TIMEOUT);
+	TCase *hostile = bc_tcase("hostile", BC_TEST_TIMEOUT);
+	TCase *bolt = bc_tcase("bolt", BC_TEST_TIMEOUT);
+	TCase *mut = bc_tcase("mutation", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_test(golden, golden_p1_request);
 	tcase_add_test(golden, golden_p2_request);
@@ -1967,7 +1968,6 @@ proto_suite(void)
 
 	tcase_add_test(mut, mutate_requests);
 	tcase_add_test(mut, mutate_replies);
-	tcase_set_timeout(mut, 120);
 	suite_add_tcase(s, mut);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "common/proto3.h"
 #include "common/util.h"
 #include "daemon/pump.h"
+#include "tests/unit/unit.h"
 
 static char *base, *root;
 static struct bc_pump_tree tree;
@@ -405,21 +406,82 @@ START_TEST(test_proto3_reply)
 }
 END_TEST
 
+/* The root taken out of bytes, as the old in-place loop did it (the
+ * reference for bc_pump_strip_root). */
+static size_t
+strip_ref(const char *r, const char *in, size_t n, char *out)
+{
+	size_t rl = strlen(r), i, o = 0;
+
+	for (i = 0; i < n; ) {
+		if (n - i > rl && memcmp(in + i, r, rl) == 0 &&
+		    in[i + rl] == '/') {
+			i += rl;
+			continue;
+		}
+		out[o++] = in[i++];
+	}
+	return o;
+}
+
+START_TEST(test_strip_root)
+{
+	static const char *const cases[] = {
+		"",
+		"/r",
+		"/r/",
+		"/r/a.h",
+		"x.o: /r/a.h /r/b/c.h \\\n /r/r/d.h /rx/e.h /r\n",
+		"/r//r/",
+		"/r/r/r/r/",
+		"a/r/b /r",
+		"no root here at all",
+		"/r/\n/r/",
+	};
+	struct bc_buf b;
+	char want[128];
+	size_t i, n, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = strlen(cases[i]);
+		k = strip_ref("/r", cases[i], n, want);
+		bc_buf_init(&b, 1024);
+		ck_assert_int_eq(bc_buf_put(&b, cases[i], n), BC_OK);
+		bc_pump_strip_root("/r", &b);
+		ck_assert_msg(bc_buf_len(&b) == k && (k == 0 ||
+		    memcmp(bc_buf_data(&b), want, k) == 0),
+		    "case %zu: \"%.*s\", want \"%.*s\"", i,
+		    (int)bc_buf_len(&b), (const char *)bc_buf_data(&b),
+		    (int)k, want);
+		bc_buf_free(&b);
+	}
+	/* no root, or an empty buffer: unchanged */
+	bc_buf_init(&b, 16);
+	bc_pump_strip_root("/r", &b);
+	ck_assert_uint_eq(bc_buf_len(&b), 0);
+	ck_assert_int_eq(bc_buf_put_str(&b, "/r/a"), BC_OK);
+	bc_pump_strip_root(NULL, &b);
+	bc_pump_strip_root("", &b);
+	ck_assert_uint_eq(bc_buf_len(&b), 4);
+	bc_buf_free(&b);
+}
+END_TEST
+
 int
 main(void)
 {
 	Suite *s = suite_create("pump");
-	TCase *t = tcase_create("core");
+	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
 	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(t, setup, teardown);
-	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_tree_good);
 	tcase_add_test(t, test_tree_hostile);
 	tcase_add_test(t, test_sysdir_rule);
 	tcase_add_test(t, test_plan_argv);
 	tcase_add_test(t, test_fix_deps);
+	tcase_add_test(t, test_strip_root);
 	tcase_add_test(t, test_proto3_roundtrip);
 	tcase_add_test(t, test_proto3_reply);
 	suite_add_tcase(s, t);

@@ -16,6 +16,7 @@
 #include "common/proto3x.h"
 #include "common/pumpname.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 static char why[BC_ERRLEN];
 
@@ -341,10 +342,10 @@ START_TEST(test_names_chain_limit)
 END_TEST
 
 static void
-ent(struct bc_pumpx_manifest *m, const char *name, int kind,
+ent(struct bc_proto3x_manifest *m, const char *name, int kind,
     const char *target)
 {
-	struct bc_pumpx_ent *e;
+	struct bc_proto3x_ent *e;
 
 	m->v = xrealloc(m->v, m->n + 1, sizeof(*m->v));
 	e = &m->v[m->n++];
@@ -356,26 +357,26 @@ ent(struct bc_pumpx_manifest *m, const char *name, int kind,
 
 START_TEST(test_manifest_check)
 {
-	struct bc_pumpx_manifest m = { NULL, 0 };
+	struct bc_proto3x_manifest m = { NULL, 0 };
 	char *t = sysdir_target("/usr/include");
 
-	ent(&m, "/src/a.c", BC_PUMPX_FILE, NULL);
-	ent(&m, "/src/inc/h.h", BC_PUMPX_FILE, NULL);
-	ent(&m, "/usr/include", BC_PUMPX_LINK, t);
-	ent(&m, "/src/inc", BC_PUMPX_DIR, NULL);
-	ent(&m, "/", BC_PUMPX_DIR, NULL);
-	ck_assert_int_eq(bc_pumpx_manifest_check(&m, "/src", why), BC_OK);
-	ck_assert_int_eq(bc_pumpx_manifest_check(&m, "/src/a.c", why),
+	ent(&m, "/src/a.c", BC_PROTO3X_FILE, NULL);
+	ent(&m, "/src/inc/h.h", BC_PROTO3X_FILE, NULL);
+	ent(&m, "/usr/include", BC_PROTO3X_LINK, t);
+	ent(&m, "/src/inc", BC_PROTO3X_DIR, NULL);
+	ent(&m, "/", BC_PROTO3X_DIR, NULL);
+	ck_assert_int_eq(bc_proto3x_manifest_check(&m, "/src", why), BC_OK);
+	ck_assert_int_eq(bc_proto3x_manifest_check(&m, "/src/a.c", why),
 	    BC_ERR_DENIED);
-	ck_assert_int_eq(bc_pumpx_manifest_check(&m, "/src/../x", why),
+	ck_assert_int_eq(bc_proto3x_manifest_check(&m, "/src/../x", why),
 	    BC_ERR_DENIED);
-	ck_assert_int_eq(bc_pumpx_manifest_check(&m, "/usr/include/x", why),
+	ck_assert_int_eq(bc_proto3x_manifest_check(&m, "/usr/include/x", why),
 	    BC_ERR_DENIED);
-	ent(&m, "/src/inc/h.h", BC_PUMPX_FILE, NULL);
-	ck_assert_int_eq(bc_pumpx_manifest_check(&m, "/src", why),
+	ent(&m, "/src/inc/h.h", BC_PROTO3X_FILE, NULL);
+	ck_assert_int_eq(bc_proto3x_manifest_check(&m, "/src", why),
 	    BC_ERR_DENIED);
 	ck_assert(why_has("named twice"));
-	bc_pumpx_manifest_free(&m);
+	bc_proto3x_manifest_free(&m);
 	free(t);
 }
 END_TEST
@@ -384,7 +385,7 @@ int
 main(void)
 {
 	Suite *s = suite_create("pumpname");
-	TCase *t = tcase_create("core");
+	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
 	SRunner *sr;
 	int failed;
 

@@ -30,6 +30,7 @@
 #include "daemon/cas.h"
 #include "preproc/hmap.h"
 #include "preproc/memo.h"
+#include "tests/unit/unit.h"
 #include <stdio.h>
 
 static void
@@ -43,12 +44,12 @@ golden(struct bc_buf *out)
 	bc_strv_push(&argv, "-c");
 	bc_strv_push(&argv, "a.c");
 	bc_hash_bytes("int a;\n", 7, h);
-	ck_assert_int_eq(bc_pumpx_write_head(out, 0, "/w", NULL, &argv, 3, err),
+	ck_assert_int_eq(bc_proto3x_write_head(out, 0, "/w", NULL, &argv, 3, err),
 	    BC_OK);
-	ck_assert_int_eq(bc_pumpx_write_hash(out, "/w/a.c", h, err), BC_OK);
-	ck_assert_int_eq(bc_pumpx_write_link(out, "/usr/include",
+	ck_assert_int_eq(bc_proto3x_write_hash(out, "/w/a.c", h, err), BC_OK);
+	ck_assert_int_eq(bc_proto3x_write_link(out, "/usr/include",
 	    "../../x/usr/include", err), BC_OK);
-	ck_assert_int_eq(bc_pumpx_write_dir(out, "/w/inc", err), BC_OK);
+	ck_assert_int_eq(bc_proto3x_write_dir(out, "/w/inc", err), BC_OK);
 	bc_strv_free(&argv);
 }
 
@@ -56,7 +57,7 @@ START_TEST(test_roundtrip)
 {
 	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
 	struct bc_request req;
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	uint8_t h[BC_HASH_LEN];
 	char err[BC_ERRLEN];
 
@@ -67,19 +68,19 @@ START_TEST(test_roundtrip)
 	ck_assert_str_eq(req.cwd, "/w");
 	ck_assert_uint_eq(req.argv.n, 3);
 	ck_assert_str_eq(req.argv.v[2], "a.c");
-	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, NULL, &m, err),
+	ck_assert_int_eq(bc_proto3x_read_manifest(NULL, &b, NULL, &m, err),
 	    BC_OK);
 	ck_assert_uint_eq(m.n, 3);
-	ck_assert_int_eq(m.v[0].kind, BC_PUMPX_FILE);
+	ck_assert_int_eq(m.v[0].kind, BC_PROTO3X_FILE);
 	ck_assert_str_eq(m.v[0].name, "/w/a.c");
 	bc_hash_bytes("int a;\n", 7, h);
 	ck_assert(memcmp(m.v[0].hash, h, BC_HASH_LEN) == 0);
-	ck_assert_int_eq(m.v[1].kind, BC_PUMPX_LINK);
+	ck_assert_int_eq(m.v[1].kind, BC_PROTO3X_LINK);
 	ck_assert_str_eq(m.v[1].target, "../../x/usr/include");
-	ck_assert_int_eq(m.v[2].kind, BC_PUMPX_DIR);
+	ck_assert_int_eq(m.v[2].kind, BC_PROTO3X_DIR);
 	ck_assert_str_eq(m.v[2].name, "/w/inc");
 	ck_assert_uint_eq(bc_buf_avail(&b), 0);
-	bc_pumpx_manifest_free(&m);
+	bc_proto3x_manifest_free(&m);
 	bc_request_free(&req);
 	bc_buf_free(&b);
 }
@@ -116,19 +117,19 @@ START_TEST(test_hit_reply)
 			zn[i] = bc_buf_len(&z[i]);
 		}
 		bc_buf_reset(&b);
-		ck_assert_int_eq(bc_pumpx_write_hit(&b, flags,
+		ck_assert_int_eq(bc_proto3x_write_hit(&b, flags,
 		    "0123456789abcdef", zp, zn, err), BC_OK);
 		ck_assert_int_eq(pipe(fds), 0);
 		ck_assert(write(fds[1], bc_buf_data(&b), bc_buf_len(&b)) ==
 		    (ssize_t)bc_buf_len(&b));
 		close(fds[1]);
 		bc_io_init(&io, fds[0], -1, 5000);
-		ck_assert_int_eq(bc_pumpx_read_need(&io, 3, &idx, &k, &msg,
+		ck_assert_int_eq(bc_proto3x_read_need(&io, 3, &idx, &k, &msg,
 		    err), BC_OK);
 		ck_assert_uint_eq(k, 0);
 		bc_reply_init(&rep);
 		rep.status = 1;
-		ck_assert_int_eq(bc_pumpx_read_reply(&io, &rep, wd, &msg, err),
+		ck_assert_int_eq(bc_proto3x_read_reply(&io, &rep, wd, &msg, err),
 		    BC_OK);
 		ck_assert_int_eq(rep.cache_hit, mark & 1);
 		/* ORIG only after CHIT, only when asked for */
@@ -180,7 +181,7 @@ START_TEST(test_reply_dia)
 		status = (i & 1) ? 256 : 0;
 		wd = i >> 1;
 		bc_buf_reset(&b);
-		ck_assert_int_eq(bc_pumpx_write_reply(&b, status, &serr, &sout,
+		ck_assert_int_eq(bc_proto3x_write_reply(&b, status, &serr, &sout,
 		    &doto, &dotd, wd ? &dia : NULL, err), BC_OK);
 		ck_assert_int_eq(pipe(fds), 0);
 		ck_assert(write(fds[1], bc_buf_data(&b), bc_buf_len(&b)) ==
@@ -188,7 +189,7 @@ START_TEST(test_reply_dia)
 		close(fds[1]);
 		bc_io_init(&io, fds[0], -1, 5000);
 		bc_reply_init(&rep);
-		ck_assert_int_eq(bc_pumpx_read_reply(&io, &rep, wd, &msg, err),
+		ck_assert_int_eq(bc_proto3x_read_reply(&io, &rep, wd, &msg, err),
 		    BC_OK);
 		ck_assert_uint_eq(rep.status, status);
 		ck_assert_int_eq(rep.cache_hit, 0);
@@ -213,7 +214,7 @@ START_TEST(test_key_agrees)
 {
 	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
 	struct bc_request req;
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	struct bc_cpump p;
 	char err[BC_ERRLEN], kc[BC_HASH_HEXLEN + 1], kd[BC_HASH_HEXLEN + 1];
 	uint8_t h[BC_HASH_LEN];
@@ -239,14 +240,14 @@ START_TEST(test_key_agrees)
 	ck_assert_int_eq(bc_cpumpx_key(&p, id, kc), BC_OK);
 	golden(&b);	/* the same entries as the wire carries them */
 	ck_assert_int_eq(bc_proto_parse_request(&b, NULL, &req, err), BC_OK);
-	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, NULL, &m, err),
+	ck_assert_int_eq(bc_proto3x_read_manifest(NULL, &b, NULL, &m, err),
 	    BC_OK);
 	ck_assert_int_eq(bc_pumpx_key(&m, &req, id, NULL, 0, kd, NULL), 0);
 	ck_assert_str_eq(kc, kd);
 	/* a file without its hash cannot be keyed */
 	p.v[0].has_hash = 0;
 	ck_assert_int_ne(bc_cpumpx_key(&p, id, kc), BC_OK);
-	bc_pumpx_manifest_free(&m);
+	bc_proto3x_manifest_free(&m);
 	bc_request_free(&req);
 	bc_cpump_free(&p);
 	bc_buf_free(&b);
@@ -257,27 +258,27 @@ START_TEST(test_limits)
 {
 	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
 	struct bc_proto3_limits lim;
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	char err[BC_ERRLEN];
 
 	bc_proto3_limits_default(&lim);
 	lim.max_nfil = 2;
 	(void)bc_wire_put_int(&b, "NFIL", 3);
-	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, &lim, &m, err),
+	ck_assert_int_eq(bc_proto3x_read_manifest(NULL, &b, &lim, &m, err),
 	    BC_ERR_LIMIT);
 	bc_buf_reset(&b);
 	/* a HASH that is not 32 bytes */
 	(void)bc_wire_put_int(&b, "NFIL", 1);
 	(void)bc_wire_put_str(&b, "NAME", "/a", 2);
 	(void)bc_wire_put_str(&b, "HASH", "abc", 3);
-	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, NULL, &m, err),
+	ck_assert_int_eq(bc_proto3x_read_manifest(NULL, &b, NULL, &m, err),
 	    BC_ERR_PROTO);
 	bc_buf_reset(&b);
 	/* NUL inside a name */
 	(void)bc_wire_put_int(&b, "NFIL", 1);
 	(void)bc_wire_put_str(&b, "NAME", "/a\0b", 4);
 	(void)bc_wire_put_int(&b, "DIRM", 0);
-	ck_assert_int_eq(bc_pumpx_read_manifest(NULL, &b, NULL, &m, err),
+	ck_assert_int_eq(bc_proto3x_read_manifest(NULL, &b, NULL, &m, err),
 	    BC_ERR_PROTO);
 	bc_buf_free(&b);
 }
@@ -291,23 +292,23 @@ START_TEST(test_body)
 	char text[5000], err[BC_ERRLEN];
 
 	memset(text, 'x', sizeof(text));
-	ck_assert_int_eq(bc_pumpx_write_body(&b, text, sizeof(text), err),
+	ck_assert_int_eq(bc_proto3x_write_body(&b, text, sizeof(text), err),
 	    BC_OK);
-	ck_assert_int_eq(bc_pumpx_write_body(&b, "", 0, err), BC_OK);
+	ck_assert_int_eq(bc_proto3x_write_body(&b, "", 0, err), BC_OK);
 	ck_assert_uint_lt(bc_buf_len(&b), 200);	/* compressed */
-	ck_assert_int_eq(bc_pumpx_read_body(NULL, &b, NULL, &plain, err),
+	ck_assert_int_eq(bc_proto3x_read_body(NULL, &b, NULL, &plain, err),
 	    BC_OK);
 	ck_assert_uint_eq(bc_buf_len(&plain), sizeof(text));
-	ck_assert_int_eq(bc_pumpx_read_body(NULL, &b, NULL, &plain, err),
+	ck_assert_int_eq(bc_proto3x_read_body(NULL, &b, NULL, &plain, err),
 	    BC_OK);
 	ck_assert_uint_eq(bc_buf_len(&plain), 0);
 	/* a body that expands past the per-file limit */
 	bc_proto3_limits_default(&lim);
 	lim.max_file = 100;
 	bc_buf_reset(&b);
-	ck_assert_int_eq(bc_pumpx_write_body(&b, text, sizeof(text), err),
+	ck_assert_int_eq(bc_proto3x_write_body(&b, text, sizeof(text), err),
 	    BC_OK);
-	ck_assert_int_ne(bc_pumpx_read_body(NULL, &b, &lim, &plain, err),
+	ck_assert_int_ne(bc_proto3x_read_body(NULL, &b, &lim, &plain, err),
 	    BC_OK);
 	bc_buf_free(&b);
 	bc_buf_free(&plain);
@@ -330,7 +331,7 @@ START_TEST(test_mutation)
 	for (i = 0; i < n; i++) {
 		for (bit = 0; bit < 9; bit++) {
 			struct bc_buf in;
-			struct bc_pumpx_manifest m;
+			struct bc_proto3x_manifest m;
 			char err[BC_ERRLEN];
 
 			memcpy(c, p, n);
@@ -341,11 +342,11 @@ START_TEST(test_mutation)
 			bc_buf_view(&in, c, n);
 			if (bc_proto_parse_request(&in, NULL, &req, err) ==
 			    BC_OK && req.kind == BC_RQST_PUMP) {
-				int r = bc_pumpx_read_manifest(NULL, &in, NULL,
+				int r = bc_proto3x_read_manifest(NULL, &in, NULL,
 				    &m, err);
 
 				if (r == BC_OK)
-					bc_pumpx_manifest_free(&m);
+					bc_proto3x_manifest_free(&m);
 				else
 					ck_assert_uint_eq(m.n, 0);
 			}
@@ -354,14 +355,14 @@ START_TEST(test_mutation)
 	}
 	for (cut = 1; cut < n; cut++) {
 		struct bc_buf in;
-		struct bc_pumpx_manifest m;
+		struct bc_proto3x_manifest m;
 		char err[BC_ERRLEN];
 		int r;
 
 		/* truncated at the end */
 		bc_buf_view(&in, p, n - cut);
 		if (bc_proto_parse_request(&in, NULL, &req, err) == BC_OK) {
-			r = bc_pumpx_read_manifest(NULL, &in, NULL, &m, err);
+			r = bc_proto3x_read_manifest(NULL, &in, NULL, &m, err);
 			ck_assert_int_ne(r, BC_OK);
 		}
 		bc_request_free(&req);
@@ -370,8 +371,8 @@ START_TEST(test_mutation)
 		(void)bc_proto_parse_request(&in, NULL, &req, err);
 		bc_request_free(&req);
 		bc_buf_view(&in, p + cut, n - cut);
-		if (bc_pumpx_read_manifest(NULL, &in, NULL, &m, err) == BC_OK)
-			bc_pumpx_manifest_free(&m);
+		if (bc_proto3x_read_manifest(NULL, &in, NULL, &m, err) == BC_OK)
+			bc_proto3x_manifest_free(&m);
 	}
 	free(c);
 	bc_buf_free(&g);
@@ -690,9 +691,8 @@ static Suite *
 suite(void)
 {
 	Suite *s = suite_create("pumpx");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_hit_reply);
 	tcase_add_test(tc, test_reply_dia);

@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "client/ssh.h"
 #include "client/sshconf.h"
+#include "tests/unit/unit.h"
 
 static const char golden[] =
     "# a comment\n"
@@ -700,12 +701,11 @@ int
 main(void)
 {
 	Suite *s = suite_create("ssh");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 	SRunner *sr;
 	int nf;
 
 	bc_log_silence();
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_golden);
 	tcase_add_test(tc, t_patterns);
 	tcase_add_test(tc, t_expand);

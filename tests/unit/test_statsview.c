@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "client/cstats.h"
 #include "client/statsview.h"
+#include "tests/unit/unit.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers */
@@ -476,7 +477,7 @@ statsview_suite(void)
 	Suite *s = suite_create("statsview");
 	TCase *tc;
 
-	tc = tcase_create("summary");
+	tc = bc_tcase("summary", BC_TEST_TIMEOUT);
 	tcase_add_test(tc, summary_mix);
 	tcase_add_test(tc, summary_empty);
 	tcase_add_test(tc, summary_inconsistent);
@@ -487,7 +488,7 @@ statsview_suite(void)
 	tcase_add_test(tc, args_words);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("json");
+	tc = bc_tcase("json", BC_TEST_TIMEOUT);
 	tcase_add_test(tc, json_escape_ascii);
 	tcase_add_test(tc, json_escape_utf8);
 	tcase_add_test(tc, json_escape_nul_and_buf);

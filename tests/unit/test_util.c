@@ -24,6 +24,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 static char *tmpd;
 
@@ -704,7 +705,7 @@ static Suite *
 util_suite(void)
 {
 	Suite *s = suite_create("util");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_strv);

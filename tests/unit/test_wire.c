@@ -23,6 +23,7 @@
 #include "common/err.h"
 #include "common/io.h"
 #include "common/wire.h"
+#include "tests/unit/unit.h"
 
 /* The start of a real protocol-2 request (vectors/p2-request.bin). */
 static const char golden[] =
@@ -574,8 +575,8 @@ static Suite *
 wire_suite(void)
 {
 	Suite *s = suite_create("wire");
-	TCase *tc = tcase_create("wire");
-	TCase *tio = tcase_create("io");
+	TCase *tc = bc_tcase("wire", BC_TEST_TIMEOUT);
+	TCase *tio = bc_tcase("io", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_test(tc, test_put_int);
 	tcase_add_test(tc, test_put_str_limit_is_atomic);
@@ -587,7 +588,6 @@ wire_suite(void)
 	tcase_add_test(tc, test_mutations);
 	suite_add_tcase(s, tc);
 
-	tcase_set_timeout(tio, 20);
 	tcase_add_test(tio, test_io_roundtrip);
 	tcase_add_test(tio, test_io_hdr_mismatch);
 	tcase_add_test(tio, test_io_eof_vs_truncated);

@@ -27,6 +27,7 @@
 #include "client/xcode.h"
 #include "daemon/activate.h"
 #include "daemon/ident.h"
+#include "tests/unit/unit.h"
 
 static void
 put_file(const char *path, const char *text, int mode)
@@ -727,9 +728,8 @@ static Suite *
 xcode_suite(void)
 {
 	Suite *s = suite_create("xcode");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_cfg_parse);
 	tcase_add_test(tc, test_cfg_limits);
 	tcase_add_test(tc, test_cfg_mutations);
