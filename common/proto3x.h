@@ -109,16 +109,4 @@ int bc_proto3x_write_reply(struct bc_buf *out, uint32_t status,
     const struct bc_buf *doto, const struct bc_buf *dotd,
     const struct bc_buf *dia, char *err);
 
-/*
- * The names these had before they took this file's prefix (bc_pumpx_ is
- * daemon/pumpx.c's), for daemon/job.c and daemon/intake.c, which are
- * being rewritten elsewhere: remove once they use the bc_proto3x_ names.
- */
-#define bc_pumpx_manifest	bc_proto3x_manifest
-#define bc_pumpx_manifest_free	bc_proto3x_manifest_free
-#define bc_pumpx_read_manifest	bc_proto3x_read_manifest
-#define bc_pumpx_write_hit	bc_proto3x_write_hit
-#define bc_pumpx_write_stored	bc_proto3x_write_stored
-#define bc_pumpx_write_reply	bc_proto3x_write_reply
-
 #endif

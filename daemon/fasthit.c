@@ -187,7 +187,7 @@ allowed_compiler(const struct bc_job_conf *conf,
  * 0 with key set, -1 if only a worker can tell. */
 static int
 pump_key(struct bc_fasthit *fh, const struct bc_job_conf *conf,
-    const struct bc_request *req, struct bc_pumpx_manifest *m,
+    const struct bc_request *req, struct bc_proto3x_manifest *m,
     char key[BC_HASH_HEXLEN + 1])
 {
 	char identity[BC_HASH_HEXLEN + 1], exact[BC_HASH_HEXLEN + 1], e[BC_ERRLEN];
@@ -219,7 +219,7 @@ answer_pump(struct bc_fasthit *fh, const struct bc_job_conf *conf,
     const char *peer, const struct bc_request *req, struct bc_io *io,
     struct bc_fasthit_answer *a)
 {
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	struct bc_cache_blob b;
 	const void *z[BC_CACHE_NSECT];
 	char key[BC_HASH_HEXLEN + 1], origin[BC_CACHE_ORIGIN_LEN + 1];
@@ -234,17 +234,17 @@ answer_pump(struct bc_fasthit *fh, const struct bc_job_conf *conf,
 	if (r != BC_OK || bc_io_preload_left(io) != 0 || m.n == 0 ||
 	    pump_key(fh, conf, req, &m, key) != 0 ||
 	    !bc_cache_blob_exists(fh->cache, key)) {
-		bc_pumpx_manifest_free(&m);
+		bc_proto3x_manifest_free(&m);
 		return BC_FAST_NONE;
 	}
 	bc_job_name_src(m.v[0].name, file, sizeof(file), src, sizeof(src));
-	bc_pumpx_manifest_free(&m);
+	bc_proto3x_manifest_free(&m);
 	bc_cache_blob_init(&b);
 	r = bc_cache_lookup_blob(fh->cache, key, &b, why);
 	if (r == BC_OK) {
 		for (i = 0; i < BC_CACHE_NSECT; i++)
 			z[i] = bc_buf_data(&b.data) + b.off[i];
-		r = bc_pumpx_write_hit(&a->out, req->flags, b.origin, z,
+		r = bc_proto3x_write_hit(&a->out, req->flags, b.origin, z,
 		    b.zlen, why);
 	}
 	bc_cache_origin(req->cwd, origin);

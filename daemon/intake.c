@@ -202,11 +202,11 @@ bc_intake_whole(const uint8_t *p, size_t n, char *err)
 		    err);
 	else if (r == BC_OK && req.proto == BC_PROTO_BOLT &&
 	    BC_REQ_IS_PUMP(&req)) {
-		struct bc_pumpx_manifest m;
+		struct bc_proto3x_manifest m;
 
 		memset(&m, 0, sizeof(m));
-		r = bc_pumpx_read_manifest(&io, NULL, NULL, &m, err);
-		bc_pumpx_manifest_free(&m);
+		r = bc_proto3x_read_manifest(&io, NULL, NULL, &m, err);
+		bc_proto3x_manifest_free(&m);
 	}
 	bc_request_free(&req);
 	return r;

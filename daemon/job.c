@@ -448,7 +448,7 @@ struct job {
 	int miss_pending;	/* a miss not counted yet (see cache_probe) */
 	struct bc_io *io;	/* the request's connection */
 	int64_t beat_next;	/* FLAG_HEARTBEAT: next BEAT due, 0 off */
-	struct bc_pumpx_manifest pm;	/* BOLT pump: the manifest */
+	struct bc_proto3x_manifest pm;	/* BOLT pump: the manifest */
 };
 
 /* An event for the parent, kind and pid filled in here.  Non-blocking:
@@ -1125,7 +1125,7 @@ send_blob(struct job *j, const struct bc_request *req,
 		for (i = 0; i < BC_CACHE_NSECT; i++)
 			z[i] = bc_buf_data(&b->data) + b->off[i];
 		r = req->kind == BC_RQST_PUMP ? (j->pump_fetched ?
-		    bc_pumpx_write_stored : bc_pumpx_write_hit)(&out,
+		    bc_proto3x_write_stored : bc_proto3x_write_hit)(&out,
 		    req->flags, b->origin, z, b->zlen, e) :
 		    bc_proto_write_reply_zstd(&out, req, b->origin, z,
 		    b->zlen, e);
@@ -1801,7 +1801,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		/* the .d goes out and, when the client wants one, is stored */
 		bc_buf_free(&rep.dotd);
 		bc_pump_read_deps(j->dir, j->pump_root, &rep, &rep.dotd);
-		r = bc_pumpx_write_reply(&out, rep.status, &rep.serr,
+		r = bc_proto3x_write_reply(&out, rep.status, &rep.serr,
 		    &rep.sout, &rep.doto, &rep.dotd,
 		    (req->flags & BC_FLAG_WANT_DIA) != 0 ? &rep.dia : NULL, e);
 		if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
@@ -1998,7 +1998,7 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 		bc_warn("client %s: %s: %s", peer, outcome_name(outcome), why);
 	finish(&j, outcome, status, 0);
 done:
-	bc_pumpx_manifest_free(&j.pm);
+	bc_proto3x_manifest_free(&j.pm);
 	free(j.pump_root);
 	free(j.pump_cwd);
 	bc_request_free(&req);

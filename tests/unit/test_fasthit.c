@@ -308,7 +308,7 @@ pump_key(const struct bc_buf *in, const char *path,
     char key[BC_HASH_HEXLEN + 1])
 {
 	struct bc_request req;
-	struct bc_pumpx_manifest m;
+	struct bc_proto3x_manifest m;
 	struct bc_io io;
 	char ident[BC_HASH_HEXLEN + 1], e[BC_ERRLEN];
 
@@ -321,7 +321,7 @@ pump_key(const struct bc_buf *in, const char *path,
 	ck_assert_msg(bc_cache_identity(path, NULL, ident, e) == BC_OK, "%s",
 	    e);
 	ck_assert_int_eq(bc_pumpx_key(&m, &req, ident, dir, 0, key, NULL), 0);
-	bc_pumpx_manifest_free(&m);
+	bc_proto3x_manifest_free(&m);
 	bc_request_free(&req);
 }
 
@@ -337,10 +337,10 @@ pump_request(struct bc_buf *in, const char *const *argv, size_t argc)
 		bc_strv_push(&av, argv[k]);
 	bc_hash_bytes("int a;\n", 7, h);
 	bc_buf_reset(in);
-	ck_assert_int_eq(bc_pumpx_write_head(in, 0, "/w", NULL, &av, 2, e),
+	ck_assert_int_eq(bc_proto3x_write_head(in, 0, "/w", NULL, &av, 2, e),
 	    BC_OK);
-	ck_assert_int_eq(bc_pumpx_write_hash(in, "/w/a.c", h, e), BC_OK);
-	ck_assert_int_eq(bc_pumpx_write_dir(in, "/w", e), BC_OK);
+	ck_assert_int_eq(bc_proto3x_write_hash(in, "/w/a.c", h, e), BC_OK);
+	ck_assert_int_eq(bc_proto3x_write_dir(in, "/w", e), BC_OK);
 	bc_strv_free(&av);
 }
 
