@@ -5,7 +5,8 @@
  * check compiler and options; rewrite the argv; write the DOTI into a
  * private temp dir; wait for a compile slot (an fcntl lock on one byte of
  * the shared slot file: released by the kernel when the worker dies);
- * run the compiler in its own process group with cwd = temp dir and
+ * run the compiler in a process group of its own (led by a sentinel
+ * that kills it if this worker dies, compgroup.h) with cwd = temp dir and
  * relative file names, so the daemon's temp dir does not leak into the
  * object; watch the client socket and the deadline meanwhile; reply;
  * clean up; tell the parent.  Peer data is logged only escaped.
@@ -45,6 +46,7 @@
 #include "common/util.h"
 #include "common/wire.h"
 #include "admin.h"
+#include "compgroup.h"
 #include "job.h"
 #include "keeper.h"
 #include "policy.h"
@@ -676,14 +678,16 @@ open_out(const char *dir, const char *name)
 	return fd;
 }
 
-/* In the compiler child: never returns. */
+/* In the compiler child, which joins process group pgid: never
+ * returns. */
 static void
-exec_compiler(const struct job *j, const char *path, char *const *argv)
+exec_compiler(const struct job *j, pid_t pgid, const char *path,
+    char *const *argv)
 {
 	int in, fo, fe, s;
 	sigset_t none;
 
-	(void)setpgid(0, 0);
+	(void)setpgid(0, pgid);
 	for (s = 1; s < 32; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			(void)signal(s, SIG_DFL);
@@ -724,7 +728,8 @@ extern char **environ;
  * reports it as exec_compiler would: exit 110 and a message on stderr).
  */
 static pid_t
-spawn_compiler(const struct job *j, const char *path, char *const *argv)
+spawn_compiler(const struct job *j, pid_t pgid, const char *path,
+    char *const *argv)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -764,7 +769,7 @@ spawn_compiler(const struct job *j, const char *path, char *const *argv)
 	if (e == 0)
 		e = posix_spawnattr_setsigmask(&at, &none);
 	if (e == 0)
-		e = posix_spawnattr_setpgroup(&at, 0);
+		e = posix_spawnattr_setpgroup(&at, pgid);
 	if (e == 0)
 		e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
 		    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
@@ -782,28 +787,24 @@ spawn_compiler(const struct job *j, const char *path, char *const *argv)
 }
 #endif
 
-/*
- * Run the compiler and wait.  *status gets the wait status; returns the
- * outcome (OK/COMPILE_ERROR/TIMEOUT/DISCONNECT/OTHER).
- */
-static int
-run_compiler(struct job *j, const char *path, char *const *argv, int *status,
-    char *why)
+/* Start the compiler in group g; its pid, or -1 with *outcome set (and
+ * *status and why as the failure needs). */
+static pid_t
+start_compiler(struct job *j, const struct bc_compgroup *g, const char *path,
+    char *const *argv, int *status, int *outcome, char *why)
 {
-	struct rusage ru;
-	pid_t pid, w;
-	int st = 0, outcome = -1;
-	int64_t t0 = bc_now_ms();
+	pid_t pid;
 
 #ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
-	pid = spawn_compiler(j, path, argv);
+	pid = spawn_compiler(j, g->pgid, path, argv);
 	if (pid < 0) {
 		char msg[256];
 		int fd, n, e = errno;
 
 		if (e == ENOMEM || e == EAGAIN) {
 			bc_seterr(why, BC_ERR_IO, "spawn: %s", strerror(e));
-			return BC_OUT_OTHER;
+			*outcome = BC_OUT_OTHER;
+			return -1;
 		}
 		/* as exec_compiler reports a failed exec */
 		fd = open_out(j->dir, "stderr");
@@ -815,19 +816,47 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 		if (fd >= 0)
 			close(fd);
 		*status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
-		return BC_OUT_COMPILE_ERROR;
+		*outcome = BC_OUT_COMPILE_ERROR;
+		return -1;
 	}
 	(void)exec_compiler;
 #else
 	pid = fork();
 	if (pid < 0) {
 		bc_seterr(why, BC_ERR_IO, "fork: %s", strerror(errno));
-		return BC_OUT_OTHER;
+		*outcome = BC_OUT_OTHER;
+		return -1;
 	}
 	if (pid == 0)
-		exec_compiler(j, path, argv);
+		exec_compiler(j, g->pgid, path, argv);
 #endif
-	(void)setpgid(pid, pid);
+	(void)setpgid(pid, g->pgid);	/* as the child does: no race */
+	return pid;
+}
+
+/*
+ * Run the compiler and wait.  *status gets the wait status; returns the
+ * outcome (OK/COMPILE_ERROR/TIMEOUT/DISCONNECT/OTHER).  The compile runs
+ * in a process group led by its sentinel (compgroup.h), so that it dies
+ * with this worker, however the worker dies.
+ */
+static int
+run_compiler(struct job *j, const char *path, char *const *argv, int *status,
+    char *why)
+{
+	struct bc_compgroup g;
+	struct rusage ru;
+	pid_t pid, w;
+	int st = 0, outcome = -1;
+	int64_t t0 = bc_now_ms();
+
+	if (bc_compgroup_start(&g, why) != BC_OK)
+		return BC_OUT_OTHER;
+	if ((pid = start_compiler(j, &g, path, argv, status, &outcome,
+	    why)) < 0) {
+		bc_compgroup_end(&g);
+		return outcome;
+	}
 	/* while the compiler runs: keep what the client sent for later jobs */
 	bc_pumpx_store_received(j->conf->cache_dir);
 	for (;;) {
@@ -866,9 +895,11 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 			break;
 		}
 	}
+	/* what is left of the compile: all of it when it is ended early,
+	 * the compiler's leftovers when it exited */
+	bc_compgroup_end(&g);
 	if (outcome >= 0) {
-		(void)kill(-pid, SIGKILL);
-		(void)kill(pid, SIGKILL);
+		(void)kill(pid, SIGKILL);	/* if it left the group */
 		while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 			;
 		*status = outcome == BC_OUT_TIMEOUT ?
@@ -876,8 +907,6 @@ run_compiler(struct job *j, const char *path, char *const *argv, int *status,
 		    W_EXITCODE(BC_EXIT_IO_ERROR, 0);
 		return outcome;
 	}
-	/* kill leftovers of the compiler's process group */
-	(void)kill(-pid, SIGKILL);
 	j->rss_kb = bc_osdep_maxrss_kb(&ru);
 	*status = st;
 	return st == 0 ? BC_OUT_OK : BC_OUT_COMPILE_ERROR;

@@ -18,6 +18,11 @@ Subcommands (all addresses are 127.0.0.1):
                                      write a distcc request to stdout
   build --proto bolt --doti F -- ARGV...
                                      a BOLT compile request (zstd DOTI)
+  build --proto 3 --cwd D --files F1,F2... -- ARGV...
+                                     a distcc pump request: the files (absolute
+                                     paths, sent as they are here), distcc's
+                                     marker file in D, and /usr/include as
+                                     distcc's system-directory link
   replay PORT FILE [--out F] [--timeout S] [--half-close] [--first N]
                                      send FILE, save everything read until EOF;
                                      --half-close: shutdown(SHUT_WR) after
@@ -26,7 +31,8 @@ Subcommands (all addresses are 127.0.0.1):
   bolt-reply FILE                    print a BOLT reply's STAT or EROR text
   killrounds ...                     see cmd_killrounds (t_killrounds.sh)
   check-reply FILE --proto N [--expect-stat S] [--doto F] [--quiet]
-                                     parse a distcc reply; exit 1 if invalid
+                                     parse a distcc reply (protocol 3: its
+                                     DOTD too); exit 1 if invalid
   lzo c|d < in > out                 LZO1X-1 compress / decompress (liblzo2)
   hostile CASE PORT [--log F]        send one hostile request (`hostile list`)
   bolt-hello PORT                    send the BOLT probe, print the INFO text
@@ -135,6 +141,30 @@ def build_request(proto, argv, doti, dist=None, upper=False):
     return out + hdr.encode("ascii") + body
 
 
+P3_MARKER = "forcing_technique_271828"
+
+
+def p3_sysdir_link(d):
+    """distcc pump's link target for system directory d."""
+    return "../" * (20 + d.count("/")) + d[1:]
+
+
+def p3_request(cwd, argv, entries):
+    """A distcc protocol-3 (pump) request; entries: (name, kind, data),
+    kind "F" a file (bytes), "L" a link (its target)."""
+    out = pkt("DIST", 3) + pstr("CDIR", cwd.encode()) + pkt("ARGC", len(argv))
+    for a in argv:
+        out += pstr("ARGV", a.encode("utf-8", "surrogateescape"))
+    out += pkt("NFIL", len(entries))
+    for name, kind, data in entries:
+        out += pstr("NAME", name.encode("utf-8", "surrogateescape"))
+        if kind == "F":
+            out += pstr("FILE", lzo_compress(data) if data else b"")
+        else:
+            out += pstr("LINK", data.encode("utf-8", "surrogateescape"))
+    return out
+
+
 class Parser:
     def __init__(self, data):
         self.d = data
@@ -175,6 +205,10 @@ def parse_reply(data, proto):
         raw = p.body(n)
         rep[tok.lower() + "_wire"] = n
         rep[tok.lower()] = lzo_decompress(raw) if (proto >= 2 and n) else raw
+    if proto == 3 and rep["stat"] == 0:
+        _, n = p.hdr("DOTD")
+        raw = p.body(n)
+        rep["dotd"] = lzo_decompress(raw) if n else raw
     rep["trailing"] = len(data) - p.i
     return rep
 
@@ -354,8 +388,16 @@ def cmd_build(args):
     k = args.index("--")
     argv = args[k + 1:]
     o = args[:k]
-    doti = open(opt(o, "--doti"), "rb").read()
     proto = opt(o, "--proto", "1")
+    if proto == "3":
+        cwd = opt(o, "--cwd")
+        ents = [(f, "F", open(f, "rb").read())
+                for f in opt(o, "--files").split(",") if f]
+        ents.append(("/usr/include", "L", p3_sysdir_link("/usr/include")))
+        ents.append((cwd + "/" + P3_MARKER, "F", b""))
+        sys.stdout.buffer.write(p3_request(cwd, argv, ents))
+        return 0
+    doti = open(opt(o, "--doti"), "rb").read()
     if proto == "bolt":
         sys.stdout.buffer.write(bolt_raw(argv=[a.encode() for a in argv],
                                          doti_wire=zstd_raw(doti)))

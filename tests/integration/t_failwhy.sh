@@ -11,9 +11,10 @@
 #     complete request gets its compile and its reply (protocol 2 and
 #     BOLT, also when the EOF arrives mid-compile);
 #  5. a failed compile's log line has the compiler's stderr head
-#     (escaped) on every path: distcc protocol 2, boltcc in BOLT plain
-#     and BOLT pump mode, Debian's distcc client, and a compiler killed
-#     by a signal.
+#     (escaped) on every path: distcc protocol 2, distcc protocol 3
+#     (pump; its reply's stderr names the client's file, not the
+#     daemon's tree), boltcc in BOLT plain and BOLT pump mode, Debian's
+#     distcc client, and a compiler killed by a signal.
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc
@@ -35,6 +36,8 @@ req p2slow.bin --proto 2 --doti hello.i -- "$T/bin/sleepcc" -O2 -c hello.c -o he
 req boltslow.bin --proto bolt --doti hello.i -- "$T/bin/sleepcc" -O2 -c hello.c -o hello.o
 req p2sig.bin --proto 2 --doti hello.i -- "$T/bin/sigcc" -c hello.c -o hello.o
 req p2broken.bin --proto 2 --doti broken.i -- gcc -c broken.c -o broken.o
+req p3broken.bin --proto 3 --cwd "$T/src" --files "$T/src/broken.c" -- \
+	gcc -c broken.c -o broken.o
 
 # logged LABEL PATTERN: a line of the daemon log matches (grep -E)
 logged() {
@@ -91,6 +94,20 @@ check "signal-killed compiler: the reply carries its status" \
 	$DCC check-reply "$T/r.bin" --proto 2 --expect-stat 11 --quiet
 logged "signal-killed compiler: log names the signal and the stderr" \
 	'compile error in hello.c: compiler killed by signal 11 \([^)]*\): sigcc: about to crash'
+n0=$(grep -c 'compile error in broken.c' "$DLOG")
+$DCC replay "$DPORT" "$T/p3broken.bin" --out "$T/r.bin" --timeout 30 2>/dev/null
+$DCC check-reply "$T/r.bin" --proto 3 --expect-stat 0x100 >"$T/c3.txt"
+rc=$?
+check "protocol 3 (pump): a valid reply with the compiler's status: $(head -n 1 "$T/c3.txt")" \
+	[ $rc -eq 0 ]
+check "protocol 3 (pump): the reply's stderr has the compiler's message: $(grep 'error:' "$T/c3.txt" | head -n 1 | cut -c1-160)" \
+	grep -q 'broken.c:[0-9]*:[0-9]*: error: expected' "$T/c3.txt"
+check "protocol 3 (pump): the stderr names no daemon path" \
+	sh -c "! grep -Eq 'boltccd[._]|$T/tmp' '$T/c3.txt'"
+sleep 0.3
+n1=$(grep -c 'compile error in broken.c' "$DLOG")
+check "protocol 3 (pump): the compile error's log line ($n0 -> $n1) has the stderr: $(grep 'compile error in broken.c' "$DLOG" | tail -n 1 | sed 's/^.*boltccd\[[0-9]*\] //' | cut -c1-200)" \
+	sh -c "[ $n1 -gt $n0 ] && grep 'compile error in broken.c' '$DLOG' | tail -n 1 | grep -Eq 'compile error in broken.c: .*broken.c:[0-9]+:[0-9]+: error: expected'"
 CDIR=$(new_client_dir)
 for mode in bolt bolt,plain; do
 	n0=$(grep -c 'compile error in broken.c' "$DLOG")

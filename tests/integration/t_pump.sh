@@ -21,22 +21,8 @@ import os, sys
 sys.path.insert(0, os.environ["HERE"])
 import dcc
 
-def pkt(t, v): return t.encode() + b"%08x" % v
-def pstr(t, b):
-    if isinstance(b, str): b = b.encode()
-    return pkt(t, len(b)) + b
-
-def request(cwd, argv, entries):
-    out = pkt("DIST", 3) + pstr("CDIR", cwd) + pkt("ARGC", len(argv))
-    for a in argv: out += pstr("ARGV", a)
-    out += pkt("NFIL", len(entries))
-    for name, kind, data in entries:
-        out += pstr("NAME", name)
-        if kind == "F":
-            out += pstr("FILE", dcc.lzo_compress(data) if data else b"")
-        else:
-            out += pstr("LINK", data)
-    return out
+request = dcc.p3_request
+sysdir_link = dcc.p3_sysdir_link
 
 def parse(d):
     i, out = 0, {}
@@ -47,19 +33,8 @@ def parse(d):
         out[tok] = dcc.lzo_decompress(body) if v else b""
     return out
 
-def sysdir_link(d):
-    return "../" * (20 + d.count("/")) + d[1:]
-
 cmd = sys.argv[1]
-if cmd == "build":
-    # build OUT CWD FILELIST -- ARGV...   FILELIST: abs paths, comma separated
-    out, cwd, files = sys.argv[2], sys.argv[3], sys.argv[4].split(",")
-    argv = sys.argv[6:]
-    ents = [(f, "F", open(f, "rb").read()) for f in files if f]
-    ents.append(("/usr/include", "L", sysdir_link("/usr/include")))
-    ents.append((cwd + "/forcing_technique_271828", "F", b""))
-    open(out, "wb").write(request(cwd, argv, ents))
-elif cmd == "split":
+if cmd == "split":
     # split REPLY OBJ DOTD -> prints STAT
     r = parse(open(sys.argv[2], "rb").read())
     open(sys.argv[3], "wb").write(r.get("DOTO", b""))
@@ -141,9 +116,10 @@ for cc in gcc clang; do
 		tag=$cc$g
 		(cd "$P/src" && $cc $g -O1 -Iinc -I"$P/absinc" -c a.c -o "$T/$tag-local.o" \
 			-MD -MF "$T/$tag-local.d" -MT a.o) || die "local $cc failed"
-		p3 build "$T/$tag-req.bin" "$P/src" \
-			"$P/src/a.c,$P/src/inc/h.h,$P/absinc/abs.h" -- \
-			$cc $g -O1 -Iinc -I"$P/absinc" -c a.c -o a.o -MD
+		$DCC build --proto 3 --cwd "$P/src" \
+			--files "$P/src/a.c,$P/src/inc/h.h,$P/absinc/abs.h" -- \
+			$cc $g -O1 -Iinc -I"$P/absinc" -c a.c -o a.o -MD \
+			>"$T/$tag-req.bin"
 		$DCC replay "$DPORT" "$T/$tag-req.bin" --out "$T/$tag-rep.bin" \
 			--timeout 60 2>/dev/null
 		st=$(p3 split "$T/$tag-rep.bin" "$T/$tag-remote.o" "$T/$tag-remote.d")

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <netinet/in.h>
@@ -25,6 +26,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/acl.h"
+#include "daemon/compgroup.h"
 #include "daemon/job.h"
 #include "daemon/keeper.h"
 #include "common/proto.h"
@@ -1433,6 +1435,121 @@ START_TEST(test_job_limit_name)
 }
 END_TEST
 
+/* A stand-in for a compile in group g: a "driver" and its child (a
+ * "cc1"), pausing forever.  Both inherit the caller's descriptors but
+ * g's hold (as an exec'd compiler, close-on-exec), so a probe pipe's
+ * read end sees EOF once both are dead (zombies or not).  Returns the
+ * driver's pid once both exist. */
+static pid_t
+compile_member(const struct bc_compgroup *g)
+{
+	int ready[2];
+	char c;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(g->hold);
+		(void)setpgid(0, g->pgid);
+		if (fork() < 0)
+			_exit(1);
+		(void)write(ready[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	(void)setpgid(pid, g->pgid);
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+/* 1 if fd's writers are all gone (EOF) within ms. */
+static int
+eof_within(int fd, int ms)
+{
+	struct pollfd p;
+	char c;
+
+	p.fd = fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	return poll(&p, 1, ms) == 1 && read(fd, &c, 1) == 0;
+}
+
+/* A worker that dies mid-compile (any way: here _exit) takes its
+ * compile with it, the driver's children included (issue 21). */
+START_TEST(compgroup_dies_with_worker)
+{
+	int probe[2], info[2];
+	pid_t w, pgid = -1;
+	int st;
+
+	ck_assert_int_eq(pipe(probe), 0);
+	ck_assert_int_eq(pipe(info), 0);
+	w = fork();
+	ck_assert_int_ge(w, 0);
+	if (w == 0) {
+		struct bc_compgroup g;
+		char e[BC_ERRLEN];
+
+		close(probe[0]);
+		close(info[0]);
+		if (bc_compgroup_start(&g, e) != BC_OK)
+			_exit(2);
+		(void)compile_member(&g);
+		(void)write(info[1], &g.pgid, sizeof(g.pgid));
+		_exit(0);	/* no bc_compgroup_end: as a SIGKILL */
+	}
+	close(probe[1]);
+	close(info[1]);
+	ck_assert_int_eq(read(info[0], &pgid, sizeof(pgid)),
+	    (ssize_t)sizeof(pgid));
+	ck_assert_int_eq(waitpid(w, &st, 0), w);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (!eof_within(probe[0], 3000)) {
+		(void)kill(-pgid, SIGKILL);	/* leave nothing running */
+		ck_abort_msg("the compile outlived its worker by 3 s");
+	}
+	close(probe[0]);
+	close(info[0]);
+}
+END_TEST
+
+/* While the worker lives the compile runs; bc_compgroup_end kills all
+ * of it and reaps the sentinel. */
+START_TEST(compgroup_end)
+{
+	struct bc_compgroup g;
+	char e[BC_ERRLEN];
+	int probe[2], st;
+	pid_t m, sentinel;
+
+	ck_assert_int_eq(pipe(probe), 0);
+	ck_assert_int_eq(bc_compgroup_start(&g, e), BC_OK);
+	ck_assert_int_gt(g.pgid, 0);
+	ck_assert_int_ge(g.hold, 0);
+	ck_assert_int_ne(fcntl(g.hold, F_GETFD) & FD_CLOEXEC, 0);
+	sentinel = g.pgid;
+	m = compile_member(&g);
+	close(probe[1]);
+	ck_assert_int_eq(getpgid(m), g.pgid);
+	ck_assert(!eof_within(probe[0], 200));
+	bc_compgroup_end(&g);
+	ck_assert_int_eq(g.pgid, -1);
+	ck_assert_int_eq(g.hold, -1);
+	ck_assert(eof_within(probe[0], 3000));
+	ck_assert_int_eq(waitpid(m, &st, 0), m);
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	ck_assert_int_eq(waitpid(sentinel, &st, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	bc_compgroup_end(&g);	/* again: nothing */
+	close(probe[0]);
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
@@ -1461,6 +1578,8 @@ daemon_suite(void)
 	tcase_add_test(tc, stats_events);
 	tcase_add_test(tc, scratch_names);
 	tcase_add_test(tc, scratch_sweep);
+	tcase_add_test(tc, compgroup_dies_with_worker);
+	tcase_add_test(tc, compgroup_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
