@@ -101,6 +101,18 @@ try: os.killpg(int(sys.argv[1]), 9)
 except OSError: pass' "$CPG"
 
 # A new daemon's start-up sweep leaves no dir of a dead worker behind.
+# The killed workers must be gone first: until something reaps them they
+# are zombies, and a zombie's pid is alive to kill(pid, 0), so the sweep
+# leaves its dir for a later sweep (a busy machine takes a while).
+dead_dirs_pids() {
+	for d in "$W/scratch"/boltccd.*; do
+		[ -d "$d" ] || continue
+		p=$(echo "$d" | sed 's/.*boltccd\.[0-9]*\.\([0-9]*\)\..*/\1/')
+		alive "$p" && return 1
+	done
+	return 0
+}
+wait_until 20 dead_dirs_pids || note "a job dir's worker still exists after 20 s"
 start_boltccd --tmp-dir "$W/scratch" || die "restart"
 left=""
 for d in "$W/scratch"/boltccd.*; do
