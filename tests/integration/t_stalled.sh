@@ -45,8 +45,9 @@ done >"$T/list"
 DISTCC_HOSTS="127.0.0.1:$DPORT/8" DISTCC_FALLBACK=0 DISTCC_DIR="$T/dcc"
 export DISTCC_HOSTS DISTCC_FALLBACK DISTCC_DIR
 mkdir -p "$T/dcc"
-xargs -P 8 -I N sh -c 'distcc gcc -c jN.c -o jN.o 2>>"$1/distcc.err" ||
-	echo N >>"$1/failed"' _ "$T" <"$T/list"
+# {} is the job's number (a letter such as N could stand in "$T" too)
+xargs -P 8 -I {} sh -c 'distcc gcc -c j{}.c -o j{}.o 2>>"$1/distcc.err" ||
+	echo {} >>"$1/failed"' _ "$T" <"$T/list"
 unset DISTCC_HOSTS DISTCC_FALLBACK
 built=$(ls j*.o 2>/dev/null | wc -l)
 check "60 of 60 distcc jobs compiled with 300 stalled sockets ($built)" \
