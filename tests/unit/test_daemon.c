@@ -321,7 +321,7 @@ START_TEST(policy_resolve)
 	char why[BC_ERRLEN], err[BC_ERRLEN];
 
 	bc_log_silence();
-	ck_assert_int_eq(bc_mkdtemp("test_policy_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_policy_", &dir, err), BC_OK);
 	d1 = xasprintf("%s/masq", dir);
 	d2 = xasprintf("%s/bin", dir);
 	ck_assert_int_eq(mkdir(d1, 0755), 0);
@@ -1067,8 +1067,8 @@ START_TEST(scratch_sweep)
 	pid_t dead;
 	int status;
 
-	ck_assert_int_eq(bc_mkdtemp("scratchtest.", &top, NULL), BC_OK);
-	ck_assert_int_eq(bc_mkdtemp("scratchout.", &out, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchtest.", &top, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchout.", &out, NULL), BC_OK);
 	p = xasprintf("%s/keep", out);
 	mkfile(p);
 	free(p);
@@ -1246,7 +1246,7 @@ START_TEST(test_keeper)
 	pid_t pid;
 
 	(void)signal(SIGPIPE, SIG_IGN);
-	ck_assert_int_eq(bc_mkdtemp("test_keeper_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_keeper_", &dir, err), BC_OK);
 	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_OK);
 	bc_cache_close(c);	/* made; each process opens its own */
 	ck_assert_int_eq(pipe(p), 0);
