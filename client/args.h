@@ -41,9 +41,10 @@ struct bc_plan {
 	int env_cpath;		/* CPATH or an *_INCLUDE_PATH is set
 				 * (bc_cconf_cpath_env): the scanner falls
 				 * back */
-	int env_deps;		/* DEPENDENCIES_OUTPUT or SUNPRO_DEPENDENCIES
-				 * is set (bc_cconf_deps_env): pump mode
-				 * falls back */
+	int env_deps;		/* DEPENDENCIES_OUTPUT or
+				 * SUNPRO_DEPENDENCIES is set
+				 * (bc_cconf_deps_env): pump mode falls
+				 * back */
 
 	int dep_wanted;		/* -MD/-MMD present */
 	char *dep_file;		/* where the .d goes (explicit or derived) */

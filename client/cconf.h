@@ -77,7 +77,8 @@ struct bc_cconf {
 	char *user;		/* USER */
 	char *ssh_agent;	/* SSH_AUTH_SOCK, NULL if empty */
 	char *ssh_key;		/* BOLTCC_SSH_KEY, NULL if empty */
-	int ssh_idle;		/* BOLTCC_SSH_IDLE seconds, -1: unset or bad */
+	int ssh_idle;		/* BOLTCC_SSH_IDLE seconds, -1: unset or
+				 * bad */
 	char *ssh_helper_log;	/* BOLTCC_SSH_HELPER_LOG, NULL if empty */
 	char *developer_dir;	/* DEVELOPER_DIR, NULL if empty (xcode.h) */
 	char *tmpdir;		/* TMPDIR (DISTCC_SAVE_TEMPS' directory) */

@@ -43,7 +43,7 @@ struct bc_dconf {
 	int self_test;			/* --self-test */
 	char *self_test_cc;		/* --self-test-compiler */
 	struct bc_strv allow_compiler;	/* --allow-compiler as given */
-	const char *admin_op;		/* --zero-stats, --cache-admin OP */
+	const char *admin_op;	/* --zero-stats, --cache-admin OP */
 	const char *admin_value;	/* its SIZE or AGE */
 	int admin_need_value;
 

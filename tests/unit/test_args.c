@@ -1027,7 +1027,8 @@ START_TEST(test_xcode_corpus)
 		ck_abort_msg("test_xcode_corpus: "
 		    "no xcode-invocations.txt (the spec data is in tests/data)");
 	}
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_args-", &tmpd, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_args-", &tmpd, err),
+	    BC_OK);
 	memset(&b, 0, sizeof(b));
 	cur = text;
 	while ((line = next_line(&cur)) != NULL) {
@@ -1137,7 +1138,8 @@ rsp_setup(void)
 {
 	char err[BC_ERRLEN];
 
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_args-", &tmpdir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_args-", &tmpdir,
+	    err), BC_OK);
 }
 
 static void

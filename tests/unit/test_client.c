@@ -44,7 +44,8 @@ mk_tmpdir(void)
 	char err[BC_ERRLEN];
 	char *d = NULL;
 
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_client_", &d, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_client_", &d, err),
+	    BC_OK);
 	ck_assert_ptr_nonnull(d);
 	return d;
 }

@@ -323,7 +323,8 @@ START_TEST(policy_resolve)
 	char why[BC_ERRLEN], err[BC_ERRLEN];
 
 	bc_log_silence();
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_policy_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_policy_", &dir,
+	    err), BC_OK);
 	d1 = xasprintf("%s/masq", dir);
 	d2 = xasprintf("%s/bin", dir);
 	ck_assert_int_eq(mkdir(d1, 0755), 0);
@@ -1213,8 +1214,10 @@ START_TEST(scratch_sweep)
 	pid_t dead;
 	int status;
 
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchtest.", &top, NULL), BC_OK);
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchout.", &out, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchtest.", &top,
+	    NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchout.", &out,
+	    NULL), BC_OK);
 	p = xasprintf("%s/keep", out);
 	mkfile(p);
 	free(p);
@@ -1392,7 +1395,8 @@ START_TEST(test_keeper)
 	pid_t pid;
 
 	(void)signal(SIGPIPE, SIG_IGN);
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_keeper_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_keeper_", &dir,
+	    err), BC_OK);
 	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_OK);
 	bc_cache_close(c);	/* made; each process opens its own */
 	ck_assert_int_eq(pipe(p), 0);

@@ -317,7 +317,8 @@ tp(const char *rel)
 static void
 mktree(void)
 {
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "pptest_", &T, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "pptest_", &T, NULL),
+	    BC_OK);
 	wr("src/main.c", "#include \"local.h\"\n#include <angled.h>\n"
 	    "#include <sys1.h>\n#include <Fw/Api.h>\n#if 0\n#include \"gone.h\"\n"
 	    "#endif\n");
@@ -583,7 +584,8 @@ START_TEST(test_default_dirs_real_compiler)
 
 	if (access("/usr/bin/gcc", X_OK) != 0)
 		return;
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "ppstate_", &state, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "ppstate_", &state, NULL),
+	    BC_OK);
 	for (i = 0; i < 2; i++) {	/* second time from the cache */
 		size_t k;
 
@@ -612,7 +614,8 @@ START_TEST(test_default_dirs_failure_remembered)
 	struct bc_buf b;
 	int i;
 
-	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "ppfail_", &state, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "ppfail_", &state, NULL),
+	    BC_OK);
 	cc = xasprintf("%s/badcc", state);
 	count = xasprintf("%s/runs", state);
 	script = xasprintf("#!/bin/sh\necho run >> '%s'\nexit 1\n", count);
