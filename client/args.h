@@ -36,6 +36,16 @@ struct bc_plan {
 				 * real files), else it runs locally with
 				 * this reason; NULL: any mode */
 
+	/* From the environment, not argv: set by client/main.c from the
+	 * configuration after classifying (0 in a plan classified alone). */
+	int env_cpath;		/* CPATH or an *_INCLUDE_PATH is set
+				 * (bc_cconf_cpath_env): the scanner falls
+				 * back */
+	int env_deps;		/* DEPENDENCIES_OUTPUT or
+				 * SUNPRO_DEPENDENCIES is set
+				 * (bc_cconf_deps_env): pump mode falls
+				 * back */
+
 	int dep_wanted;		/* -MD/-MMD present */
 	char *dep_file;		/* where the .d goes (explicit or derived) */
 	char *dia_file;		/* --serialize-diagnostics path or NULL */

@@ -30,6 +30,25 @@
 #define DEFAULT_IO_TIMEOUT 300
 #define SYSTEM_HOSTS_FILE "/etc/distcc/hosts"
 
+const char *const bc_cppenv_names[BC_CPPENV_N] = {
+	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+	"OBJCPLUS_INCLUDE_PATH", "SOURCE_DATE_EPOCH", "GCC_EXEC_PREFIX",
+	"COMPILER_PATH", "SDKROOT", "MACOSX_DEPLOYMENT_TARGET",
+	"DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES"
+};
+
+/* A copy of the variable's value, or NULL when unset (or, with
+ * nonempty, empty). */
+static char *
+env_dup(const char *name, int nonempty)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL || (nonempty && *v == '\0'))
+		return NULL;
+	return xstrdup(v);
+}
+
 static void
 set_error(struct bc_cconf *c, int code, char *msg)
 {
@@ -203,12 +222,15 @@ bc_cconf_load(struct bc_cconf *c)
 {
 	const char *v;
 	char cwd[4096];
+	long long x;
+	size_t i;
 	int bad;
 
 	memset(c, 0, sizeof(*c));
 	bc_strv_init(&c->warnings);
 	/* The file first: it only sets what the environment does not. */
-	bc_cfgfile_apply(&c->warnings, &c->config_file);
+	bc_cfgfile_apply(getenv("BOLTCC_CONFIG"), getenv("XDG_CONFIG_HOME"),
+	    getenv("HOME"), &c->warnings, &c->config_file);
 
 	c->safeguard = getenv("_DISTCC_SAFEGUARD") != NULL ||
 	    getenv("BOLTCC_SAFEGUARD") != NULL;
@@ -241,6 +263,20 @@ bc_cconf_load(struct bc_cconf *c)
 	c->pump = env_bool(c, "BOLTCC_PUMP", 1);
 	c->plain_debug = env_bool(c, "BOLTCC_PLAIN_DEBUG", -1);
 
+	c->home = env_dup("HOME", 0);
+	c->user = env_dup("USER", 0);
+	c->ssh_agent = env_dup("SSH_AUTH_SOCK", 1);
+	c->ssh_key = env_dup("BOLTCC_SSH_KEY", 1);
+	c->ssh_idle = -1;	/* a bad value is ignored, as it always was */
+	if ((v = getenv("BOLTCC_SSH_IDLE")) != NULL &&
+	    bc_parse_int(v, 0, 86400, &x) == BC_OK)
+		c->ssh_idle = (int)x;
+	c->ssh_helper_log = env_dup("BOLTCC_SSH_HELPER_LOG", 1);
+	c->developer_dir = env_dup("DEVELOPER_DIR", 1);
+	c->tmpdir = env_dup("TMPDIR", 0);
+	for (i = 0; i < BC_CPPENV_N; i++)
+		c->cpp_env[i] = env_dup(bc_cppenv_names[i], 0);
+
 	load_dir(c);
 	load_hosts(c);
 }
@@ -248,6 +284,8 @@ bc_cconf_load(struct bc_cconf *c)
 void
 bc_cconf_free(struct bc_cconf *c)
 {
+	size_t i;
+
 	free(c->dir);
 	free(c->lockdir);
 	free(c->statedir);
@@ -258,9 +296,34 @@ bc_cconf_free(struct bc_cconf *c)
 	free(c->path_env);
 	free(c->cwd);
 	free(c->config_file);
+	free(c->home);
+	free(c->user);
+	free(c->ssh_agent);
+	free(c->ssh_key);
+	free(c->ssh_helper_log);
+	free(c->developer_dir);
+	free(c->tmpdir);
+	for (i = 0; i < BC_CPPENV_N; i++)
+		free(c->cpp_env[i]);
 	free(c->error);
 	bc_strv_free(&c->warnings);
 	memset(c, 0, sizeof(*c));
+}
+
+int
+bc_cconf_cpath_env(const struct bc_cconf *c)
+{
+	return c->cpp_env[BC_CPPENV_CPATH] != NULL ||
+	    c->cpp_env[BC_CPPENV_C_INCLUDE_PATH] != NULL ||
+	    c->cpp_env[BC_CPPENV_CPLUS_INCLUDE_PATH] != NULL ||
+	    c->cpp_env[BC_CPPENV_OBJC_INCLUDE_PATH] != NULL;
+}
+
+int
+bc_cconf_deps_env(const struct bc_cconf *c)
+{
+	return c->cpp_env[BC_CPPENV_DEPENDENCIES_OUTPUT] != NULL ||
+	    c->cpp_env[BC_CPPENV_SUNPRO_DEPENDENCIES] != NULL;
 }
 
 int

@@ -1,7 +1,8 @@
 /*
  * cconf.h - the client's configuration, read from the environment once
- * at start-up into one struct that is passed around (nothing below main
- * calls getenv()).
+ * at start-up into one struct that is passed around: cconf.c is the only
+ * file of the client that calls getenv() (the daemon's is daemon/dconf.c;
+ * common/ and preproc/ take what they need as parameters).
  *
  * Problems that only matter when a job would be distributed (a missing
  * explicitly-set state directory, a bad DISTCC_IO_TIMEOUT) are recorded
@@ -13,6 +14,25 @@
 #include <stdint.h>
 
 #include "common/util.h"
+
+/*
+ * The environment variables that change what the compiler's
+ * preprocessor reads or writes: direct mode hashes all of them
+ * (client/direct.c), pump mode falls back when the include-path ones
+ * (preproc/search.c) or the dependency-output ones (client/pump.c) are
+ * set.
+ */
+enum bc_cppenv {
+	BC_CPPENV_CPATH, BC_CPPENV_C_INCLUDE_PATH, BC_CPPENV_CPLUS_INCLUDE_PATH,
+	BC_CPPENV_OBJC_INCLUDE_PATH, BC_CPPENV_OBJCPLUS_INCLUDE_PATH,
+	BC_CPPENV_SOURCE_DATE_EPOCH, BC_CPPENV_GCC_EXEC_PREFIX,
+	BC_CPPENV_COMPILER_PATH, BC_CPPENV_SDKROOT,
+	BC_CPPENV_MACOSX_DEPLOYMENT_TARGET, BC_CPPENV_DEPENDENCIES_OUTPUT,
+	BC_CPPENV_SUNPRO_DEPENDENCIES,
+	BC_CPPENV_N
+};
+/* Their names, in enum order. */
+extern const char *const bc_cppenv_names[BC_CPPENV_N];
 
 struct bc_cconf {
 	char *dir;		/* state dir ($BOLTCC_DIR, $DISTCC_DIR, ~/.boltcc) */
@@ -51,6 +71,19 @@ struct bc_cconf {
 	char *cwd;		/* current directory, or NULL */
 	char *config_file;	/* configuration file read (cfgfile.h), or NULL */
 
+	/* The rest of the environment, for the modules that use it; NULL:
+	 * unset (an empty value kept where the module told it apart). */
+	char *home;		/* HOME (client/sshclient.c) */
+	char *user;		/* USER */
+	char *ssh_agent;	/* SSH_AUTH_SOCK, NULL if empty */
+	char *ssh_key;		/* BOLTCC_SSH_KEY, NULL if empty */
+	int ssh_idle;		/* BOLTCC_SSH_IDLE seconds, -1: unset or
+				 * bad */
+	char *ssh_helper_log;	/* BOLTCC_SSH_HELPER_LOG, NULL if empty */
+	char *developer_dir;	/* DEVELOPER_DIR, NULL if empty (xcode.h) */
+	char *tmpdir;		/* TMPDIR (DISTCC_SAVE_TEMPS' directory) */
+	char *cpp_env[BC_CPPENV_N];	/* enum bc_cppenv's values */
+
 	char *error;		/* fatal for distributable jobs, or NULL */
 	int error_exit;		/* exit code that goes with error */
 	struct bc_strv warnings;/* printed once logging is set up */
@@ -58,6 +91,12 @@ struct bc_cconf {
 
 /* Read the environment.  Never fails; see error/warnings. */
 void bc_cconf_load(struct bc_cconf *c);
+/* 1 if CPATH, C_INCLUDE_PATH, CPLUS_INCLUDE_PATH or OBJC_INCLUDE_PATH is
+ * set (bc_pp_search_build's cpath_env). */
+int bc_cconf_cpath_env(const struct bc_cconf *c);
+/* 1 if DEPENDENCIES_OUTPUT or SUNPRO_DEPENDENCIES is set: gcc appends to
+ * that file with its own rules (pump mode falls back). */
+int bc_cconf_deps_env(const struct bc_cconf *c);
 void bc_cconf_free(struct bc_cconf *c);
 /* Create dir/lock and dir/state (needs dir_ok).  BC_OK or error. */
 int bc_cconf_make_dirs(const struct bc_cconf *c, char *err);

@@ -315,11 +315,11 @@ bc_cfgfile_candidates(const char *boltcc_config, const char *xdg,
 }
 
 void
-bc_cfgfile_apply(struct bc_strv *warnings, char **path_out)
+bc_cfgfile_apply(const char *boltcc_config, const char *xdg,
+    const char *home, struct bc_strv *warnings, char **path_out)
 {
 	struct bc_strv cand = BC_STRV_INIT, keys = BC_STRV_INIT,
 	    vals = BC_STRV_INIT, w = BC_STRV_INIT;
-	const char *home = getenv("HOME");
 	struct bc_buf b;
 	char err[BC_ERRLEN];
 	int explicit_, r = BC_ERR_NOENT;
@@ -332,8 +332,8 @@ bc_cfgfile_apply(struct bc_strv *warnings, char **path_out)
 
 		home = pw != NULL ? pw->pw_dir : NULL;
 	}
-	bc_cfgfile_candidates(getenv("BOLTCC_CONFIG"), getenv("XDG_CONFIG_HOME"),
-	    home, BC_CFG_SYSTEM_FILE, &cand, &explicit_);
+	bc_cfgfile_candidates(boltcc_config, xdg, home, BC_CFG_SYSTEM_FILE,
+	    &cand, &explicit_);
 	bc_buf_init(&b, BC_CFG_MAX_SIZE);
 	for (i = 0; i < cand.n; i++) {
 		struct stat st;
@@ -361,10 +361,9 @@ bc_cfgfile_apply(struct bc_strv *warnings, char **path_out)
 			    *path_out, w.v[i]));
 		/* Last setting of a key wins: apply in reverse with
 		 * overwrite off, so the first applied (the last line) stays;
-		 * the environment, already set, always stays. */
+		 * the environment, already set (even to ""), always stays. */
 		for (i = keys.n; i > 0; i--)
-			if (getenv(keys.v[i - 1]) == NULL)
-				(void)setenv(keys.v[i - 1], vals.v[i - 1], 0);
+			(void)setenv(keys.v[i - 1], vals.v[i - 1], 0);
 	}
 	bc_buf_free(&b);
 	bc_strv_free(&cand);

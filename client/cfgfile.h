@@ -66,10 +66,13 @@ void bc_cfgfile_candidates(const char *boltcc_config, const char *xdg,
 
 /*
  * Find, read and apply the configuration file: every setting whose
- * variable is not already in the environment is setenv()'d.  Problems
- * (unreadable explicit file, bad lines) become warnings.  *path_out is
- * the file read (malloc'd) or NULL.
+ * variable is not already in the environment is setenv()'d.  The file
+ * is found from the values of BOLTCC_CONFIG, XDG_CONFIG_HOME and HOME
+ * (cconf.c reads them; each may be NULL; no HOME: the user database's).
+ * Problems (unreadable explicit file, bad lines) become warnings.
+ * *path_out is the file read (malloc'd) or NULL.
  */
-void bc_cfgfile_apply(struct bc_strv *warnings, char **path_out);
+void bc_cfgfile_apply(const char *boltcc_config, const char *xdg,
+    const char *home, struct bc_strv *warnings, char **path_out);
 
 #endif

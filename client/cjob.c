@@ -217,7 +217,7 @@ bc_cjob_preprocess(struct bc_cjob *j, struct bc_buf *doti, int *st,
 	r = bc_local_capture(j->compiler_path, j->plan.cpp_argv.v, doti,
 	    &j->cpp_err, st, err);
 	if (j->cfg->save_temps && j->tmpdir == NULL &&
-	    bc_mkdtemp("boltcc_", &j->tmpdir, NULL) == BC_OK) {
+	    bc_mkdtemp(j->cfg->tmpdir, "boltcc_", &j->tmpdir, NULL) == BC_OK) {
 		j->ipath = xasprintf("%s/%s", j->tmpdir,
 		    j->plan.lang != NULL && strstr(j->plan.lang, "++") != NULL ?
 		    "source.ii" : "source.i");

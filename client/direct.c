@@ -31,23 +31,16 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "cache/key.h"
+#include "client/cconf.h"
 #include "client/direct.h"
 
 #define MAGIC "boltcc-manifest-v2\n"
 #define MAX_HEADER ((size_t)64 << 20)	/* one recorded file */
 
-/* Environment that changes what the preprocessor produces. */
-static const char *const cpp_env[] = {
-	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
-	"OBJCPLUS_INCLUDE_PATH", "SOURCE_DATE_EPOCH", "GCC_EXEC_PREFIX",
-	"COMPILER_PATH", "SDKROOT", "MACOSX_DEPLOYMENT_TARGET",
-	"DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES", NULL
-};
-
 void
 bc_direct_init(struct bc_direct *d, const char *statedir,
     const char *identity, const char *cwd, const struct bc_strv *cpp_argv,
-    const struct bc_strv *remote_argv)
+    const struct bc_strv *remote_argv, char *const *cpp_env)
 {
 	struct bc_hash h;
 	size_t i;
@@ -72,10 +65,11 @@ bc_direct_init(struct bc_direct *d, const char *statedir,
 	for (i = 0; i < remote_argv->n; i++)
 		bc_hash_update_str(&h, remote_argv->v[i]);
 	bc_hash_update_str(&h, "env");
-	for (i = 0; cpp_env[i] != NULL; i++) {
-		const char *v = getenv(cpp_env[i]);
+	/* the environment that changes what the preprocessor produces */
+	for (i = 0; i < BC_CPPENV_N; i++) {
+		const char *v = cpp_env != NULL ? cpp_env[i] : NULL;
 
-		bc_hash_update_str(&h, cpp_env[i]);
+		bc_hash_update_str(&h, bc_cppenv_names[i]);
 		bc_hash_update_str(&h, v != NULL ? v : "\001unset");
 	}
 	bc_hash_final_hex(&h, d->mkey);

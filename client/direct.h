@@ -34,10 +34,12 @@ struct bc_direct {
 	char *path;		/* manifest file; NULL = direct mode off */
 };
 
-/* Compute the manifest key and path (statedir NULL = off). */
+/* Compute the manifest key and path (statedir NULL = off); cpp_env:
+ * the values of the preprocessor's environment in enum bc_cppenv order
+ * (cconf.h: NULL = unset; cpp_env NULL: all unset), hashed in. */
 void bc_direct_init(struct bc_direct *d, const char *statedir,
     const char *identity, const char *cwd, const struct bc_strv *cpp_argv,
-    const struct bc_strv *remote_argv);
+    const struct bc_strv *remote_argv, char *const *cpp_env);
 void bc_direct_free(struct bc_direct *d);
 
 /*

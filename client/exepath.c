@@ -27,11 +27,11 @@ resolved(const char *p)
 	return xstrdup(buf);
 }
 
-/* argv0 on PATH, as execvp would find it. */
+/* argv0 on path (PATH's value), as execvp would find it. */
 static char *
-path_lookup(const char *argv0)
+path_lookup(const char *argv0, const char *path)
 {
-	const char *path = getenv("PATH"), *p, *e;
+	const char *p, *e;
 
 	if (path == NULL || *path == '\0')
 		return NULL;
@@ -56,7 +56,7 @@ path_lookup(const char *argv0)
 }
 
 char *
-bc_exe_path(const char *argv0)
+bc_exe_path(const char *argv0, const char *path)
 {
 	char *p = bc_osdep_exe_path();
 
@@ -66,5 +66,5 @@ bc_exe_path(const char *argv0)
 		return NULL;
 	if (strchr(argv0, '/') != NULL)
 		return resolved(argv0);
-	return path_lookup(argv0);
+	return path_lookup(argv0, path);
 }

@@ -8,8 +8,9 @@
 /*
  * Absolute, symlink-resolved path of this executable (malloc'd), or NULL.
  * Linux: /proc/self/exe; macOS: _NSGetExecutablePath; elsewhere (or if
- * those fail) argv0 when it contains a '/', else argv0 searched on PATH.
+ * those fail) argv0 when it contains a '/', else argv0 searched on path
+ * (the value of PATH boltcc started with, client/cconf.h; NULL: none).
  */
-char *bc_exe_path(const char *argv0);
+char *bc_exe_path(const char *argv0, const char *path);
 
 #endif

@@ -328,7 +328,7 @@ bc_jobcache_direct(struct bc_cjob *j, const struct bc_hostlist *hl, int *rc)
 	if (!bc_cjob_identity(j) || j->cfg->cwd == NULL)
 		return 0;
 	bc_direct_init(&j->direct, j->cfg->statedir, j->ident, j->cfg->cwd,
-	    &j->plan.cpp_argv, &j->plan.remote_argv);
+	    &j->plan.cpp_argv, &j->plan.remote_argv, j->cfg->cpp_env);
 	if (bc_direct_get(&j->direct, key, &dotd, &cpperr) != BC_OK ||
 	    (j->plan.dia_file != NULL && bc_buf_len(&cpperr) > 0))
 		goto out;

@@ -533,7 +533,8 @@ find_compiler(struct bc_cjob *j, int masquerade)
 	int r;
 
 	/* CC=boltcc under Xcode: the building Xcode's clang (xcode.h). */
-	r = bc_xcode_resolve(&j->self, &j->argv, &j->compiler_path);
+	r = bc_xcode_resolve(&j->self, &j->argv, cfg->developer_dir,
+	    &j->compiler_path);
 	if (r != BC_OK)
 		r = bc_local_find_compiler(&j->self, j->argv.v[0],
 		    cfg->path_env, &j->compiler_path, err);
@@ -607,6 +608,9 @@ compile(struct bc_cjob *j)
 	if (j->plan.pump_only == NULL && !j->plan.preprocessed &&
 	    j->cfg->plain_debug != 1 && plain_debug_differs(&j->plan, &j->argv))
 		j->plan.pump_only = "debug-info";
+	/* what the environment makes pump mode's scan inexact (pump.c) */
+	j->plan.env_cpath = bc_cconf_cpath_env(j->cfg);
+	j->plan.env_deps = bc_cconf_deps_env(j->cfg);
 	r = bc_rjob_run(j);
 	bc_cjob_commit_stats(j);
 	return r;
@@ -623,7 +627,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	bc_cconf_load(&cfg);
 	setup_log(&cfg);
-	bc_ssh_configure(cfg.dir_ok ? cfg.dir : NULL);
+	bc_ssh_configure(&cfg);
 	bc_ssh_set_argv0(argc > 0 ? argv[0] : NULL);	/* finds boltcc-ssh */
 	bc_cjob_init(&j, &cfg);
 	bc_local_self_init(&j.self, argc > 0 ? argv[0] : NULL, cfg.path_env);

@@ -753,23 +753,22 @@ draw(const struct bc_farm *farm, int interactive)
 }
 
 /* Wait up to ms for a key: 1 when it was q.  Without a keyboard (stdin
- * at its end: /dev/null, a closed pipe) it only waits; Ctrl-C stops. */
-static int mon_keys = 1;
-
+ * at its end: /dev/null, a closed pipe; *keys is then set to 0 for the
+ * next calls) it only waits; Ctrl-C stops. */
 static int
-wait_key(int ms)
+wait_key(int ms, int *keys)
 {
 	struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
 	char c;
 
-	if (!mon_keys) {
+	if (!*keys) {
 		(void)poll(NULL, 0, ms);
 		return 0;
 	}
 	if (poll(&p, 1, ms) <= 0)
 		return 0;
 	if (read(STDIN_FILENO, &c, 1) != 1) {
-		mon_keys = 0;
+		*keys = 0;
 		return 0;
 	}
 	return c == 'q' || c == 'Q';
@@ -780,6 +779,7 @@ run_terminal(const struct bc_cconf *cfg, const struct bc_hostlist *hl)
 {
 	struct termios saved, raw;
 	int have_tty = tcgetattr(STDIN_FILENO, &saved) == 0, r = BC_OK;
+	int keys = 1;		/* stdin may still give keys */
 
 	if (have_tty) {
 		raw = saved;
@@ -797,7 +797,7 @@ run_terminal(const struct bc_cconf *cfg, const struct bc_hostlist *hl)
 		r = draw(&farm, 1);
 		bc_farm_free(&farm);
 		while (!mon_stop && !mon_resized && bc_now_ms() < next)
-			if (wait_key((int)(next - bc_now_ms())))
+			if (wait_key((int)(next - bc_now_ms()), &keys))
 				mon_stop = 1;
 		mon_resized = 0;
 	}

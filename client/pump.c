@@ -259,8 +259,7 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 		*fallback = "modules";
 		return bc_seterr(err, BC_ERR_NOTSUP, "-fmodules");
 	}
-	if (getenv("DEPENDENCIES_OUTPUT") != NULL ||
-	    getenv("SUNPRO_DEPENDENCIES") != NULL) {
+	if (plan->env_deps) {
 		/* gcc appends to that file, with its own rules */
 		*fallback = "deps-env";
 		return bc_seterr(err, BC_ERR_NOTSUP,
@@ -272,7 +271,7 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 		goto out;
 	}
 	r = bc_pp_search_build(&s, av.v, av.n, plan->lang, compiler_path,
-	    statedir, &fb, err);
+	    statedir, plan->env_cpath, &fb, err);
 	if (r != BC_OK) {
 		*fallback = fb != NULL ? fb : "scan-error";
 		goto out;
@@ -315,8 +314,10 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 	if (plan->dep_wanted) {
 		p->dep_wanted = 1;
 		p->dep_file = xstrdup(plan->dep_file);
+		/* compiler_path has a '/' (client/local.c): no PATH lookup;
+		 * a bare name (tests) is not looked up either */
 		p->dep_style = bc_deps_style_for(compiler_path != NULL ?
-		    compiler_path : p->argv.v[0]);
+		    compiler_path : p->argv.v[0], NULL);
 		if (!has_dep_target(&av)) {
 			bc_strv_push(&p->argv, "-MT");
 			bc_strv_push(&p->argv, plan->output);

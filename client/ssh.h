@@ -57,11 +57,14 @@ struct bc_ssh_target {
 void bc_ssh_target_free(struct bc_ssh_target *t);
 
 /*
- * Called once by main: the state dir ($DIR, NULL if unusable) and the
- * environment values the SSH code needs (HOME, USER, SSH_AUTH_SOCK,
- * BOLTCC_SSH_KEY, BOLTCC_SSH_IDLE).
+ * Called once by main with the client's configuration, which must
+ * outlive every SSH connection: the state dir ($DIR, unless unusable)
+ * and the environment values the SSH code needs (HOME, USER,
+ * SSH_AUTH_SOCK, BOLTCC_SSH_KEY, BOLTCC_SSH_IDLE, BOLTCC_SSH_HELPER_LOG,
+ * PATH to find boltcc's own executable).
  */
-void bc_ssh_configure(const char *statedir);
+struct bc_cconf;
+void bc_ssh_configure(const struct bc_cconf *c);
 /* argv[0] of boltcc, to find the helper next to it where the OS cannot
  * tell the executable's path (client/exepath.h). */
 void bc_ssh_set_argv0(const char *argv0);

@@ -29,16 +29,33 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "client/cconf.h"
 #include "client/exepath.h"
 #include "client/remote.h"
 #include "client/ssh.h"
 #include "client/sshconf.h"
 
-/* Set by bc_ssh_configure (main); read by resolve. */
-static char *g_home, *g_luser, *g_agent, *g_key;
-static char *bc_ssh_g_statedir;
-static int bc_ssh_g_idle = BC_SSH_IDLE_SEC;
-static char *bc_ssh_g_helper_log;
+/* The client's configuration (bc_ssh_configure, by main; it outlives
+ * every use here), and the local user's home and name from it, found
+ * when an SSH host is first resolved (user_env). */
+static const struct bc_cconf *ssh_cfg;
+static char *g_home, *g_luser;
+
+/* ssh_cfg, or an empty environment before bc_ssh_configure. */
+static const struct bc_cconf *
+cfg(void)
+{
+	static const struct bc_cconf none = { .ssh_idle = -1 };
+
+	return ssh_cfg != NULL ? ssh_cfg : &none;
+}
+
+/* The state dir ($DIR), NULL if unusable. */
+static const char *
+statedir(void)
+{
+	return cfg()->dir_ok ? cfg()->dir : NULL;
+}
 
 /* The local user's home and name, found only when an SSH host is
  * resolved: every boltcc start calls bc_ssh_configure, and getpwuid
@@ -47,42 +64,26 @@ static char *bc_ssh_g_helper_log;
 static void
 user_env(void)
 {
-	const char *v = getenv("HOME");
+	const char *v = cfg()->home;
 	struct passwd *pw = NULL;
 
 	if (g_home != NULL)
 		return;
-	if (v == NULL || *v == '\0' || getenv("USER") == NULL)
+	if (v == NULL || *v == '\0' || cfg()->user == NULL)
 		pw = getpwuid(getuid());
 	g_home = xstrdup(v != NULL && *v != '\0' ? v :
 	    (pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : "/"));
-	v = pw != NULL ? pw->pw_name : getenv("USER");
+	v = pw != NULL ? pw->pw_name : cfg()->user;
 	g_luser = xstrdup(v != NULL ? v : "root");
 }
 
 void
-bc_ssh_configure(const char *statedir)
+bc_ssh_configure(const struct bc_cconf *c)
 {
-	const char *v;
-	long long x;
-
 	free(g_home);
 	free(g_luser);
 	g_home = g_luser = NULL;	/* user_env(), when an SSH host is used */
-	free(g_agent);
-	free(g_key);
-	free(bc_ssh_g_statedir);
-	free(bc_ssh_g_helper_log);
-	v = getenv("SSH_AUTH_SOCK");
-	g_agent = v != NULL && *v != '\0' ? xstrdup(v) : NULL;
-	v = getenv("BOLTCC_SSH_KEY");
-	g_key = v != NULL && *v != '\0' ? xstrdup(v) : NULL;
-	v = getenv("BOLTCC_SSH_IDLE");
-	if (v != NULL && bc_parse_int(v, 0, 86400, &x) == BC_OK)
-		bc_ssh_g_idle = (int)x;
-	v = getenv("BOLTCC_SSH_HELPER_LOG");
-	bc_ssh_g_helper_log = v != NULL && *v != '\0' ? xstrdup(v) : NULL;
-	bc_ssh_g_statedir = statedir != NULL ? xstrdup(statedir) : NULL;
+	ssh_cfg = c;
 }
 
 void
@@ -189,8 +190,8 @@ fill_auth(struct bc_ssh_target *t, const struct bc_sshcfg *c, char *err)
 	size_t i;
 	int r;
 
-	if (g_key != NULL)
-		bc_strv_push(&t->identities, g_key);
+	if (cfg()->ssh_key != NULL)
+		bc_strv_push(&t->identities, cfg()->ssh_key);
 	r = push_expanded(&t->identities, &c->identity, t, err);
 	if (r == BC_OK && c->identity.n == 0)
 		for (i = 0; defs[i] != NULL; i++)
@@ -221,7 +222,8 @@ fill_auth(struct bc_ssh_target *t, const struct bc_sshcfg *c, char *err)
 		t->agent = bc_sshcfg_expand(c->identity_agent, g_home, g_luser,
 		    t->user, t->hostname, NULL);
 	else
-		t->agent = g_agent != NULL ? xstrdup(g_agent) : NULL;
+		t->agent = cfg()->ssh_agent != NULL ?
+		    xstrdup(cfg()->ssh_agent) : NULL;
 	return BC_OK;
 }
 
@@ -613,7 +615,7 @@ bc_ssh_set_argv0(const char *argv0)
 static char *
 helper_exe(char *err)
 {
-	char *self = bc_exe_path(g_argv0), *p = NULL, *slash;
+	char *self = bc_exe_path(g_argv0, cfg()->path_env), *p = NULL, *slash;
 
 	if (self != NULL && (slash = strrchr(self, '/')) != NULL) {
 		*slash = '\0';
@@ -645,13 +647,14 @@ spawn(const char *exe, const char *dir, int ctl_child, int ctl_parent)
 	pid_t pid, p2;
 	int st, k = 0, nul;
 
-	snprintf(idle, sizeof(idle), "%d", dir != NULL ? bc_ssh_g_idle : 0);
+	snprintf(idle, sizeof(idle), "%d", dir == NULL ? 0 :
+	    cfg()->ssh_idle >= 0 ? cfg()->ssh_idle : BC_SSH_IDLE_SEC);
 	argv[k++] = exe;
 	argv[k++] = "--idle";
 	argv[k++] = idle;
-	if (bc_ssh_g_helper_log != NULL) {
+	if (cfg()->ssh_helper_log != NULL) {
 		argv[k++] = "--log";
-		argv[k++] = bc_ssh_g_helper_log;
+		argv[k++] = cfg()->ssh_helper_log;
 	}
 	if (dir != NULL) {
 		argv[k++] = "--dir";
@@ -700,9 +703,9 @@ helper_dir(char *out, size_t n)
 	char e[BC_ERRLEN];
 	int k;
 
-	if (bc_ssh_g_statedir == NULL)
+	if (statedir() == NULL)
 		return BC_ERR_NOENT;
-	k = snprintf(out, n, "%s/ssh", bc_ssh_g_statedir);
+	k = snprintf(out, n, "%s/ssh", statedir());
 	if (k < 0 || (size_t)k >= n)
 		return BC_ERR_LIMIT;
 	if (bc_mkdir_p(out, 0700, e) != BC_OK)
@@ -874,8 +877,8 @@ bc_ssh_connect_host(const struct bc_host *h, int timeout_ms, int *fd_out,
 	 * boltccd (declared ,bolt or learned by the probe); a channel per
 	 * job running --inetd otherwise (stock distccd, or not probed yet). */
 	if (h->bolt != BC_BOLT_YES && (h->bolt == BC_BOLT_NO ||
-	    bc_ssh_g_statedir == NULL ||
-	    bc_remote_probe_cached(bc_ssh_g_statedir, h) != 1)) {
+	    statedir() == NULL ||
+	    bc_remote_probe_cached(statedir(), h) != 1)) {
 		free(t.mux_command);
 		t.mux_command = NULL;
 	}

@@ -47,9 +47,9 @@ is_dir(const char *p)
 }
 
 void
-bc_xcode_env_default(struct bc_xcode_env *env)
+bc_xcode_env_default(struct bc_xcode_env *env, const char *developer_dir)
 {
-	const char *d = getenv("DEVELOPER_DIR");
+	const char *d = developer_dir;
 
 	env->developer_dir = d != NULL && *d != '\0' ? d : NULL;
 	env->xcrun = is_exec_file(XCRUN_PATH) ? XCRUN_PATH : NULL;
@@ -272,14 +272,14 @@ bc_xcode_find_compiler(const struct bc_self *self,
 
 int
 bc_xcode_resolve(const struct bc_self *self, const struct bc_strv *argv,
-    char **out)
+    const char *developer_dir, char **out)
 {
 	struct bc_xcode_env env;
 	const char *how;
 	char err[BC_ERRLEN];
 	int r;
 
-	bc_xcode_env_default(&env);
+	bc_xcode_env_default(&env, developer_dir);
 	r = bc_xcode_find_compiler(self, argv, &env, out, &how, err);
 	if (r == BC_OK)
 		bc_debug("compiler of the building Xcode (%s): %s", how, *out);

@@ -32,8 +32,11 @@ struct bc_xcode_env {
 	const char *xcrun;		/* xcrun to ask, or NULL = don't */
 };
 
-/* From the environment and the platform (xcrun only if it exists). */
-void bc_xcode_env_default(struct bc_xcode_env *env);
+/* From DEVELOPER_DIR's value (developer_dir, NULL or "": unset; the
+ * client's configuration has it) and the platform (xcrun only if it
+ * exists). */
+void bc_xcode_env_default(struct bc_xcode_env *env,
+    const char *developer_dir);
 
 /* "clang" or "clang++" for a clang-family driver name, else NULL. */
 const char *bc_xcode_tool_for(const char *name);
@@ -61,9 +64,10 @@ int bc_xcode_find_compiler(const struct bc_self *self,
 
 /*
  * What main() calls for every invocation: bc_xcode_find_compiler() with
- * the environment's settings, logged.  BC_ERR_NOENT = search PATH.
+ * the environment's settings (developer_dir: DEVELOPER_DIR's value, or
+ * NULL), logged.  BC_ERR_NOENT = search PATH.
  */
 int bc_xcode_resolve(const struct bc_self *self, const struct bc_strv *argv,
-    char **out);
+    const char *developer_dir, char **out);
 
 #endif

@@ -422,11 +422,12 @@ bc_deps_rewrap(struct bc_buf *dotd, int style, char *err)
 	return r;
 }
 
-/* The first executable "dir/name" on PATH, malloc'd, or NULL. */
+/* The first executable "dir/name" on path (PATH's value, or NULL),
+ * malloc'd, or NULL. */
 static char *
-path_lookup(const char *name)
+path_lookup(const char *name, const char *path)
 {
-	const char *path = getenv("PATH"), *s, *e;
+	const char *s, *e;
 
 	for (s = path; s != NULL && *s != '\0'; s = *e ? e + 1 : e) {
 		char *cand;
@@ -444,7 +445,7 @@ path_lookup(const char *name)
 }
 
 int
-bc_deps_style_for(const char *compiler)
+bc_deps_style_for(const char *compiler, const char *path)
 {
 	const char *b;
 	char *real = NULL;
@@ -460,7 +461,7 @@ bc_deps_style_for(const char *compiler)
 	if (strchr(compiler, '/') != NULL)
 		real = realpath(compiler, NULL);
 	else {
-		char *found = path_lookup(compiler);
+		char *found = path_lookup(compiler, path);
 
 		if (found != NULL) {
 			real = realpath(found, NULL);

@@ -67,8 +67,9 @@ int bc_deps_detect(const uint8_t *p, size_t n);
 int bc_deps_rewrap(struct bc_buf *dotd, int style, char *err);
 
 /* Style for a compiler as named or found (path or bare name): clang when
- * its name (or, for cc/c++, the name it resolves to) contains "clang",
- * else gcc. */
-int bc_deps_style_for(const char *compiler);
+ * its name (or, for cc/c++, the name it resolves to; a bare name is
+ * looked up on path, a PATH value, NULL: not looked up) contains
+ * "clang", else gcc. */
+int bc_deps_style_for(const char *compiler, const char *path);
 
 #endif

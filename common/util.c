@@ -511,9 +511,8 @@ bc_mkdir_p(const char *path, int mode, char *err)
 }
 
 int
-bc_mkdtemp(const char *prefix, char **out, char *err)
+bc_mkdtemp(const char *tmpdir, const char *prefix, char **out, char *err)
 {
-	const char *tmpdir = getenv("TMPDIR");
 	char *t;
 	size_t l;
 	int e;

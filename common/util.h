@@ -59,9 +59,11 @@ int bc_read_file(const char *path, size_t max, struct bc_buf *out, char *err);
 
 /* mkdir -p with mode; BC_OK if it already exists as a directory. */
 int bc_mkdir_p(const char *path, int mode, char *err);
-/* Make a private temp dir "<tmpdir>/<prefix>XXXXXX" (TMPDIR honoured);
- * *out is malloc'd. */
-int bc_mkdtemp(const char *prefix, char **out, char *err);
+/* Make a private temp dir "<tmpdir>/<prefix>XXXXXX", mode 0700; tmpdir
+ * is TMPDIR's value as the caller read it (NULL or "": /tmp); *out is
+ * malloc'd. */
+int bc_mkdtemp(const char *tmpdir, const char *prefix, char **out,
+    char *err);
 /* rm -rf of a directory tree we created (does not follow symlinks). */
 int bc_rmtree(const char *path);
 

@@ -145,8 +145,8 @@ bc_activate_from_groups(bc_activate_get_fn get, struct bc_activated *out,
 }
 
 int
-bc_activate_sockets(int stats_port, struct bc_activated *out, size_t max,
-    size_t *n, char *err)
+bc_activate_sockets(const struct bc_activate_env *env, int stats_port,
+    struct bc_activated *out, size_t max, size_t *n, char *err)
 {
 	size_t i;
 	int r;
@@ -158,8 +158,8 @@ bc_activate_sockets(int stats_port, struct bc_activated *out, size_t max,
 		return r;
 #endif
 	if (*n == 0) {
-		r = bc_activate_parse_systemd(getenv("LISTEN_PID"),
-		    getenv("LISTEN_FDS"), getenv("LISTEN_FDNAMES"),
+		r = env == NULL ? BC_OK : bc_activate_parse_systemd(
+		    env->listen_pid, env->listen_fds, env->listen_fdnames,
 		    (long)getpid(), out, max, n, err);
 		(void)unsetenv("LISTEN_PID");
 		(void)unsetenv("LISTEN_FDS");

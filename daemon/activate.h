@@ -18,6 +18,13 @@
 
 #define BC_ACTIVATE_MAX	16
 
+/* systemd's variables as read at start (dconf.h), NULL = unset. */
+struct bc_activate_env {
+	char *listen_pid;	/* LISTEN_PID */
+	char *listen_fds;	/* LISTEN_FDS */
+	char *listen_fdnames;	/* LISTEN_FDNAMES */
+};
+
 struct bc_activated {
 	int fd;
 	int is_stats;
@@ -53,12 +60,13 @@ int bc_activate_from_groups(bc_activate_get_fn get, struct bc_activated *out,
 
 /*
  * The sockets of whichever manager started us (launchd first on macOS,
- * then systemd).  Checks each fd is a listening stream socket, sets it
- * non-blocking and close-on-exec, decides is_stats (name "stats", or
- * local port == stats_port), and unsets LISTEN_* so children do not see
- * them.  BC_OK with *n == 0 when not socket-activated.
+ * then systemd, from env: the LISTEN_* values read at start; NULL: none).
+ * Checks each fd is a listening stream socket, sets it non-blocking and
+ * close-on-exec, decides is_stats (name "stats", or local port ==
+ * stats_port), and unsets LISTEN_* in the environment so children do
+ * not see them.  BC_OK with *n == 0 when not socket-activated.
  */
-int bc_activate_sockets(int stats_port, struct bc_activated *out,
-    size_t max, size_t *n, char *err);
+int bc_activate_sockets(const struct bc_activate_env *env, int stats_port,
+    struct bc_activated *out, size_t max, size_t *n, char *err);
 
 #endif

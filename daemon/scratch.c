@@ -44,9 +44,9 @@ trimmed(const char *d)
 }
 
 int
-bc_scratch_init(const char *opt, char *err)
+bc_scratch_init(const char *opt, const char *tmpdir, char *err)
 {
-	const char *t = getenv("TMPDIR"), *m;
+	const char *t = tmpdir, *m;
 	struct stat st;
 
 	free(scratch_dir);
@@ -76,7 +76,7 @@ const char *
 bc_scratch_dir(void)
 {
 	if (scratch_dir == NULL)
-		(void)bc_scratch_init(NULL, NULL);
+		(void)bc_scratch_init(NULL, NULL, NULL);
 	return scratch_dir;
 }
 

@@ -1,7 +1,8 @@
 /*
  * scratch.h - the daemon's scratch directory: where every job dir (the
  * request, the pump tree, the compiler's outputs and, through TMPDIR,
- * its temporaries) lives while a job runs.
+ * its temporaries) lives while a job runs, and the compile slots' lock
+ * file (server.c): every file the daemon makes for a while goes there.
  *
  * Chosen once at start: --tmp-dir, else $TMPDIR, else a writable
  * memory file system (common/osdep.h: /dev/shm on Linux), else /tmp.
@@ -19,12 +20,15 @@
  * a deeper tree is left in place and logged. */
 #define BC_SCRATCH_MAX_DEPTH	256
 
-/* Choose the scratch dir: opt (--tmp-dir; NULL = not given) or the
- * defaults above.  BC_OK, or BC_ERR_INVAL with err when the dir given
- * with --tmp-dir is not an absolute path to a writable directory. */
-int bc_scratch_init(const char *opt, char *err);
-/* The chosen dir (the defaults if bc_scratch_init was not called), and
- * where the choice came from ("--tmp-dir", "TMPDIR", "tmpfs", "/tmp"). */
+/* Choose the scratch dir: opt (--tmp-dir; NULL = not given), tmpdir
+ * (TMPDIR's value as dconf.h read it; NULL = unset) or the defaults
+ * above.  BC_OK, or BC_ERR_INVAL with err when the dir given with
+ * --tmp-dir is not an absolute path to a writable directory. */
+int bc_scratch_init(const char *opt, const char *tmpdir, char *err);
+/* The chosen dir (the defaults without TMPDIR if bc_scratch_init was not
+ * called), and where the choice came from ("--tmp-dir", "TMPDIR",
+ * "tmpfs", "/tmp").  The daemon's compile slot lock file is there too
+ * (server.c). */
 const char *bc_scratch_dir(void);
 const char *bc_scratch_origin(void);
 /* Create this process's job dir "<dir>/boltccd.<uid>.<pid>.XXXXXX", mode

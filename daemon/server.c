@@ -196,8 +196,8 @@ bc_server_bind(const struct bc_server_conf *conf, char *err)
 	size_t i, nact = 0;
 
 	/* systemd / launchd sockets replace binding our own (activate.h). */
-	r = bc_activate_sockets(conf->stats_port, act, BC_ACTIVATE_MAX, &nact,
-	    err);
+	r = bc_activate_sockets(conf->activation, conf->stats_port, act,
+	    BC_ACTIVATE_MAX, &nact, err);
 	if (r != BC_OK)
 		return r;
 	for (i = 0; i < nact && nlisteners < MAX_LISTENERS; i++) {
@@ -258,16 +258,15 @@ peer_label(const struct sockaddr *sa, socklen_t len, char *out, size_t outlen)
 		snprintf(out, outlen, "%s:%s", h, s);
 }
 
-/* Slot lock file: private, unlinked, shared by workers through the fd. */
+/* Slot lock file: private, unlinked, shared by workers through the fd;
+ * in the scratch dir (--tmp-dir, TMPDIR, ...: scratch.h). */
 static int
 open_slot_file(char *err)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = bc_scratch_dir();
 	char *path;
 	int fd;
 
-	if (t == NULL || *t == '\0')
-		t = "/tmp";
 	path = xasprintf("%s/boltccd-slots-XXXXXX", t);
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -1397,7 +1396,7 @@ bc_server_stdio_jobconf(const struct bc_server_conf *conf,
     struct bc_job_conf *out)
 {
 	struct bc_job_conf jc;
-	const char *t = getenv("TMPDIR");
+	const char *t = bc_scratch_dir();
 	char *slotpath;
 
 	memset(&jc, 0, sizeof(jc));
@@ -1424,8 +1423,6 @@ bc_server_stdio_jobconf(const struct bc_server_conf *conf,
 		bc_cache_close(c);
 	}
 	/* inetd instances share slots through a per-user lock file */
-	if (t == NULL || *t == '\0')
-		t = "/tmp";
 	slotpath = xasprintf("%s/boltccd-slots-%ld", t, (long)getuid());
 	jc.slot_fd = open(slotpath, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
 	if (jc.slot_fd < 0)

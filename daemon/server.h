@@ -17,6 +17,8 @@
 #include "job.h"
 #include "policy.h"
 
+struct bc_activate_env;
+
 enum bc_run_mode {
 	BC_MODE_FOREGROUND = 0,	/* default; --no-detach */
 	BC_MODE_DAEMON,		/* --daemon: fork into the background */
@@ -43,6 +45,8 @@ struct bc_server_conf {
 	const char *argv0;	/* shown on the stats page */
 	char *cache_dir;	/* artifact cache; NULL = --no-cache */
 	uint64_t cache_size;	/* --cache-size in bytes */
+	const struct bc_activate_env *activation; /* systemd's LISTEN_*
+				 * (dconf.h), or NULL */
 };
 
 /* Bind every listener (job and stats); BC_OK or BC_ERR_IO with message.
@@ -53,7 +57,8 @@ int bc_server_run(const struct bc_server_conf *conf);
 /* --inetd: serve fd 0/1 once; returns the process exit code. */
 int bc_server_inetd(const struct bc_server_conf *conf);
 /* The job settings of --inetd and --mux workers (compile slots shared by
- * the user's stdio daemons through a lock file in $TMPDIR). */
+ * the user's stdio daemons through a lock file in the scratch dir,
+ * scratch.h). */
 void bc_server_stdio_jobconf(const struct bc_server_conf *conf,
     struct bc_job_conf *jc);
 /* --mux: serve job streams on fd 0/1 (doc/PROTOCOL.md); exit code. */

@@ -398,7 +398,7 @@ under_sysroot(const struct bc_pp_search *s, const char *d)
 int
 bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
     const char *lang, const char *compiler_path, const char *statedir,
-    const char **fallback, char *err)
+    int cpath_env, const char **fallback, char *err)
 {
 	struct bc_strv angled = BC_STRV_INIT, angled_fw = BC_STRV_INIT;
 	struct bc_strv sys = BC_STRV_INIT, after = BC_STRV_INIT;
@@ -410,9 +410,7 @@ bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
 
 	*fallback = NULL;
 	s->lang = xstrdup(lang != NULL ? lang : "c");
-	if (getenv("CPATH") != NULL || getenv("C_INCLUDE_PATH") != NULL ||
-	    getenv("CPLUS_INCLUDE_PATH") != NULL ||
-	    getenv("OBJC_INCLUDE_PATH") != NULL) {
+	if (cpath_env) {
 		*fallback = "cpath-env";
 		r = bc_seterr(err, BC_ERR_NOTSUP,
 		    "CPATH or *_INCLUDE_PATH is set");

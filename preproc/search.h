@@ -49,14 +49,17 @@ void bc_pp_search_free(struct bc_pp_search *s);
 /*
  * Build the search model from a compiler argv (argv[0] the compiler as
  * invoked, compiler_path its resolved path, NULL = do not ask it: no
- * default dirs).  lang as classified.  Returns BC_OK; or BC_ERR_NOTSUP
+ * default dirs).  lang as classified.  cpath_env: CPATH,
+ * C_INCLUDE_PATH, CPLUS_INCLUDE_PATH or OBJC_INCLUDE_PATH is set in the
+ * compiler's environment (the caller read it), which the model does not
+ * follow: "cpath-env".  Returns BC_OK; or BC_ERR_NOTSUP
  * with *fallback set to a static reason ("ivfsoverlay", "option:<...>"
  * kept short, "cpath-env", "default-dirs") when the model would not be
  * exact; other errors for allocation / system failures.
  */
 int bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
     const char *lang, const char *compiler_path, const char *statedir,
-    const char **fallback, char *err);
+    int cpath_env, const char **fallback, char *err);
 
 /* Parse the stderr of "cc -E -v": append dirs to out (frameworks get a
  * trailing "(framework)" marker stripped and flag set via fw). */

@@ -8,7 +8,10 @@
 #     never following a planted symlink, leaving live workers' dirs,
 #     other names and symlinks alone;
 #  4. the default without TMPDIR (tmpfs /dev/shm when there is one), and
-#     a bad --tmp-dir is refused.
+#     a bad --tmp-dir is refused;
+#  5. the compile slots' lock file is in the scratch dir too: --tmp-dir,
+#     else TMPDIR (daemon mode: the unlinked private file, seen through
+#     /proc where there is one; --inetd: the per-user shared file).
 . "$(dirname "$0")/lib.sh"
 need_binaries
 need_tool gcc
@@ -107,6 +110,14 @@ check "a live process's dir left alone" [ -d "$T/scr/boltccd.$uid.$$.alive1" ]
 check "a name outside the pattern left alone" [ -d "$T/scr/boltccd_$dead" ]
 $DCC replay "$DPORT" "$T/req.bin" --out "$T/r3.bin" 2>/dev/null
 check "restarted daemon compiles" $DCC check-reply "$T/r3.bin" --proto 2 --quiet
+if [ -d "/proc/$DPID/fd" ]; then
+	check "5. daemon's slot file is in --tmp-dir" \
+		sh -c "ls -l /proc/$DPID/fd | grep -q '$T/scr/boltccd-slots-'"
+	check "5. ... not in TMPDIR" \
+		sh -c "! ls -l /proc/$DPID/fd | grep -q '$T/tmp/boltccd-slots-'"
+else
+	note "no /proc: daemon mode's unlinked slot file not looked for"
+fi
 
 log "--- 4. default scratch dir, bad --tmp-dir"
 set -- $($DCC freeport --pair)
@@ -129,4 +140,13 @@ check "... naming the option" grep -q -- "--tmp-dir" "$T/bad.out"
 "$BOLTCCD" --no-detach --tmp-dir relative/dir --port "$1" >"$T/bad.out" 2>&1
 rc=$?
 check "--tmp-dir relative: exit 101 (got $rc)" [ $rc -eq 101 ]
+
+log "--- 5. --inetd: the shared slot file follows --tmp-dir, else TMPDIR"
+mkdir -p "$T/scr2" "$T/tmp2"
+rm -f "$T/tmp/boltccd-slots-$uid"
+"$BOLTCCD" --inetd --tmp-dir "$T/scr2" --no-cache </dev/null >/dev/null 2>&1
+check "--inetd --tmp-dir: slot file in --tmp-dir" [ -f "$T/scr2/boltccd-slots-$uid" ]
+check "... not in TMPDIR" [ ! -e "$T/tmp/boltccd-slots-$uid" ]
+TMPDIR="$T/tmp2" "$BOLTCCD" --inetd --no-cache </dev/null >/dev/null 2>&1
+check "--inetd without --tmp-dir: slot file in TMPDIR" [ -f "$T/tmp2/boltccd-slots-$uid" ]
 finish

@@ -27,7 +27,8 @@ ct_setup(void)
 {
 	char err[BC_ERRLEN];
 
-	ck_assert_int_eq(bc_mkdtemp("test_cache-", &ct_tmpd, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_cache-", &ct_tmpd,
+	    err), BC_OK);
 }
 
 void

@@ -232,7 +232,8 @@ START_TEST(admin_exec)
 	char err[BC_ERRLEN], *tmp, *dir;
 	const char *s;
 
-	ck_assert_int_eq(bc_mkdtemp("test_admin-", &tmp, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_admin-", &tmp, err),
+	    BC_OK);
 	dir = xasprintf("%s/cache", tmp);
 	parse("POST /admin/cache/limit?size=1M HTTP/1.0\r\n\r\n", &rq);
 	ck_assert_int_eq(bc_admin_exec(&rq, dir, 0, &out), BC_OK);

@@ -1018,7 +1018,8 @@ START_TEST(test_xcode_corpus)
 		ck_abort_msg("test_xcode_corpus: "
 		    "no xcode-invocations.txt (the spec data is in tests/data)");
 	}
-	ck_assert_int_eq(bc_mkdtemp("test_args-", &tmpd, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_args-", &tmpd, err),
+	    BC_OK);
 	memset(&b, 0, sizeof(b));
 	cur = text;
 	while ((line = next_line(&cur)) != NULL) {

@@ -44,7 +44,8 @@ mk_tmpdir(void)
 	char err[BC_ERRLEN];
 	char *d = NULL;
 
-	ck_assert_int_eq(bc_mkdtemp("test_client_", &d, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_client_", &d, err),
+	    BC_OK);
 	ck_assert_ptr_nonnull(d);
 	return d;
 }
@@ -154,6 +155,68 @@ START_TEST(cconf_defaults)
 	}
 	bc_cconf_free(&c);
 	rm_tmpdir(home);
+}
+END_TEST
+
+/* The environment the other client modules use, read once here: they
+ * see these values, not the process's environment at their time. */
+START_TEST(cconf_module_env)
+{
+	char *home = mk_tmpdir();
+	char *cfgf = xasprintf("%s/config", home);
+	struct bc_cconf c;
+	size_t i;
+
+	clean_env(home);
+	for (i = 0; i < BC_CPPENV_N; i++)
+		ck_assert_int_eq(unsetenv(bc_cppenv_names[i]), 0);
+	ck_assert_int_eq(unsetenv("DEVELOPER_DIR"), 0);
+	ck_assert_int_eq(unsetenv("SSH_AUTH_SOCK"), 0);
+	bc_cconf_load(&c);
+	for (i = 0; i < BC_CPPENV_N; i++)
+		ck_assert_ptr_null(c.cpp_env[i]);
+	ck_assert(!bc_cconf_cpath_env(&c));
+	ck_assert(!bc_cconf_deps_env(&c));
+	ck_assert_ptr_null(c.developer_dir);
+	ck_assert_ptr_null(c.ssh_agent);
+	ck_assert_int_eq(c.ssh_idle, -1);
+	ck_assert_str_eq(c.home, home);
+	bc_cconf_free(&c);
+
+	/* set, even empty: CPATH & co and the dependency files count */
+	ck_assert_int_eq(setenv("OBJC_INCLUDE_PATH", "", 1), 0);
+	ck_assert_int_eq(setenv("SUNPRO_DEPENDENCIES", "x.d", 1), 0);
+	ck_assert_int_eq(setenv("SDKROOT", "/sdk", 1), 0);
+	ck_assert_int_eq(setenv("BOLTCC_SSH_IDLE", "77", 1), 0);
+	ck_assert_int_eq(setenv("SSH_AUTH_SOCK", "", 1), 0);
+	put_file(cfgf, "DEVELOPER_DIR=/X.app/Contents/Developer\n");
+	ck_assert_int_eq(setenv("BOLTCC_CONFIG", cfgf, 1), 0);
+	bc_cconf_load(&c);
+	ck_assert(bc_cconf_cpath_env(&c));
+	ck_assert(bc_cconf_deps_env(&c));
+	ck_assert_str_eq(c.cpp_env[BC_CPPENV_SDKROOT], "/sdk");
+	ck_assert_str_eq(c.cpp_env[BC_CPPENV_OBJC_INCLUDE_PATH], "");
+	ck_assert_int_eq(c.ssh_idle, 77);
+	ck_assert_ptr_null(c.ssh_agent);	/* empty: unset */
+	/* the file's DEVELOPER_DIR, read after the file was applied */
+	ck_assert_str_eq(c.developer_dir, "/X.app/Contents/Developer");
+	bc_cconf_free(&c);
+
+	/* a bad BOLTCC_SSH_IDLE is ignored, as before */
+	ck_assert_int_eq(setenv("BOLTCC_SSH_IDLE", "soon", 1), 0);
+	bc_cconf_load(&c);
+	ck_assert_int_eq(c.ssh_idle, -1);
+	bc_cconf_free(&c);
+
+	ck_assert_int_eq(unsetenv("OBJC_INCLUDE_PATH"), 0);
+	ck_assert_int_eq(unsetenv("SUNPRO_DEPENDENCIES"), 0);
+	ck_assert_int_eq(unsetenv("SDKROOT"), 0);
+	ck_assert_int_eq(unsetenv("BOLTCC_SSH_IDLE"), 0);
+	ck_assert_int_eq(unsetenv("SSH_AUTH_SOCK"), 0);
+	ck_assert_int_eq(unsetenv("BOLTCC_CONFIG"), 0);
+	ck_assert_int_eq(unsetenv("DEVELOPER_DIR"), 0);
+	free(cfgf);
+	free(home);
 }
 END_TEST
 
@@ -1477,6 +1540,7 @@ client_suite(void)
 	tc = bc_tcase("cconf", BC_TEST_TIMEOUT);
 	tcase_add_test(tc, cconf_defaults);
 	tcase_add_test(tc, cconf_hosts_precedence);
+	tcase_add_test(tc, cconf_module_env);
 	tcase_add_test(tc, cconf_dir_precedence);
 	tcase_add_test(tc, cconf_missing_dir);
 	tcase_add_test(tc, cconf_io_timeout);

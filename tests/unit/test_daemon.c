@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "common/util.h"
 #include "daemon/acl.h"
 #include "daemon/compgroup.h"
+#include "daemon/dconf.h"
 #include "daemon/job.h"
 #include "daemon/keeper.h"
 #include "common/proto.h"
@@ -321,7 +323,8 @@ START_TEST(policy_resolve)
 	char why[BC_ERRLEN], err[BC_ERRLEN];
 
 	bc_log_silence();
-	ck_assert_int_eq(bc_mkdtemp("test_policy_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_policy_", &dir,
+	    err), BC_OK);
 	d1 = xasprintf("%s/masq", dir);
 	d2 = xasprintf("%s/bin", dir);
 	ck_assert_int_eq(mkdir(d1, 0755), 0);
@@ -1044,12 +1047,156 @@ START_TEST(scratch_names)
 		}
 	}
 	/* what mkjob creates, the sweep recognises as this process's */
+	ck_assert_int_eq(bc_scratch_init(NULL, getenv("TMPDIR"), NULL), BC_OK);
 	ck_assert_int_eq(bc_scratch_mkjob(&dir, NULL), BC_OK);
 	ck_assert(bc_scratch_parse_name(bc_basename(dir), &uid, &pid));
 	ck_assert_uint_eq(uid, (unsigned long)geteuid());
 	ck_assert_int_eq(pid, (long)getpid());
 	ck_assert_int_eq(bc_rmtree(dir), BC_OK);
 	free(dir);
+}
+END_TEST
+
+/* The choice: --tmp-dir, else TMPDIR's value as dconf read it (not the
+ * environment's now), else tmpfs or /tmp. */
+START_TEST(scratch_choice)
+{
+	char *d, err[BC_ERRLEN], *old = getenv("TMPDIR") != NULL ?
+	    xstrdup(getenv("TMPDIR")) : NULL;
+
+	ck_assert_int_eq(bc_mkdtemp(old, "scratchopt.", &d, NULL), BC_OK);
+	ck_assert_int_eq(setenv("TMPDIR", "/nonexistent-env", 1), 0);
+	ck_assert_int_eq(bc_scratch_init(NULL, "/from/dconf//", err), BC_OK);
+	ck_assert_str_eq(bc_scratch_dir(), "/from/dconf");
+	ck_assert_str_eq(bc_scratch_origin(), "TMPDIR");
+	ck_assert_int_eq(bc_scratch_init(d, "/from/dconf", err), BC_OK);
+	ck_assert_str_eq(bc_scratch_dir(), d);
+	ck_assert_str_eq(bc_scratch_origin(), "--tmp-dir");
+	ck_assert_int_eq(bc_scratch_init(NULL, "", err), BC_OK);
+	ck_assert(strcmp(bc_scratch_origin(), "tmpfs") == 0 ||
+	    strcmp(bc_scratch_origin(), "/tmp") == 0);
+	ck_assert_int_eq(bc_scratch_init("relative", NULL, err),
+	    BC_ERR_INVAL);
+	ck_assert_int_eq(bc_rmtree(d), BC_OK);
+	free(d);
+	if (old != NULL)
+		ck_assert_int_eq(setenv("TMPDIR", old, 1), 0);
+	else
+		ck_assert_int_eq(unsetenv("TMPDIR"), 0);
+	free(old);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- dconf */
+
+static int
+dconf_args(struct bc_dconf *d, char *err, ...)
+{
+	char *argv[16];
+	va_list ap;
+	int argc = 0;
+
+	argv[argc++] = "boltccd";
+	va_start(ap, err);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL && argc < 15)
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	return bc_dconf_load(d, argc, argv, err);
+}
+
+START_TEST(dconf_env_and_args)
+{
+	static const char *const keep[] = { "TMPDIR", "PATH", "HOME", NULL };
+	struct bc_dconf d;
+	char err[BC_ERRLEN];
+	char *want, *old[3];
+	int i;
+
+	for (i = 0; keep[i] != NULL; i++)
+		old[i] = getenv(keep[i]) != NULL ? xstrdup(getenv(keep[i])) :
+		    NULL;
+	ck_assert_int_eq(setenv("TMPDIR", "/t/env", 1), 0);
+	ck_assert_int_eq(setenv("DISTCCD_PATH", "/opt/cc/bin", 1), 0);
+	ck_assert_int_eq(setenv("PATH", "/usr/bin:/bin", 1), 0);
+	ck_assert_int_eq(setenv("XDG_CACHE_HOME", "/x/cache", 1), 0);
+	ck_assert_int_eq(setenv("HOME", "/h/me", 1), 0);
+	ck_assert_int_eq(setenv("LISTEN_PID", "1", 1), 0);
+	ck_assert_int_eq(setenv("LISTEN_FDS", "2", 1), 0);
+	ck_assert_int_eq(unsetenv("LISTEN_FDNAMES"), 0);
+	ck_assert_int_eq(dconf_args(&d, err, "--jobs", "3", "--tmp-dir=/t/opt",
+	    "--no-detach", NULL), BC_OK);
+	/* unset afterwards: the values were read once, into d */
+	ck_assert_int_eq(unsetenv("LISTEN_PID"), 0);
+	ck_assert_int_eq(unsetenv("LISTEN_FDS"), 0);
+	ck_assert_str_eq(d.tmpdir, "/t/env");
+	ck_assert_str_eq(d.tmp_dir, "/t/opt");
+	ck_assert_str_eq(d.compiler_path, "/opt/cc/bin");
+	ck_assert_str_eq(d.activation.listen_pid, "1");
+	ck_assert_str_eq(d.activation.listen_fds, "2");
+	ck_assert_ptr_null(d.activation.listen_fdnames);
+	ck_assert_ptr_eq(d.sc.activation, &d.activation);
+	ck_assert_int_eq(d.sc.jobs, 3);
+	ck_assert_int_eq(d.sc.queue, 32);	/* 4 x jobs, at least 32 */
+	want = bc_dconf_default_cache_dir((unsigned long)getuid(),
+	    "/x/cache", "/h/me");
+	ck_assert_str_eq(d.sc.cache_dir, want);
+	free(want);
+	bc_dconf_free(&d);
+
+	/* an empty DISTCCD_PATH: PATH; --no-cache: no cache dir */
+	ck_assert_int_eq(setenv("DISTCCD_PATH", "", 1), 0);
+	ck_assert_int_eq(dconf_args(&d, err, "--no-cache", "--jobs", "20",
+	    NULL), BC_OK);
+	ck_assert_str_eq(d.compiler_path, "/usr/bin:/bin");
+	ck_assert_ptr_null(d.sc.cache_dir);
+	ck_assert_int_eq(d.sc.queue, 80);
+	ck_assert_ptr_null(d.tmp_dir);
+	bc_dconf_free(&d);
+
+	/* --cache-dir wins over the environment */
+	ck_assert_int_eq(dconf_args(&d, err, "--cache-dir", "/c", NULL),
+	    BC_OK);
+	ck_assert_str_eq(d.sc.cache_dir, "/c");
+	ck_assert(d.cache_dir_given);
+	bc_dconf_free(&d);
+
+	/* a bad option is named */
+	ck_assert_int_eq(dconf_args(&d, err, "--jobs", "0", NULL),
+	    BC_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--jobs"));
+	bc_dconf_free(&d);
+	ck_assert_int_eq(dconf_args(&d, err, "--tmp-dir", "", NULL),
+	    BC_ERR_INVAL);
+	bc_dconf_free(&d);
+	ck_assert_int_eq(unsetenv("DISTCCD_PATH"), 0);
+	ck_assert_int_eq(unsetenv("XDG_CACHE_HOME"), 0);
+	for (i = 0; keep[i] != NULL; i++) {
+		if (old[i] != NULL)
+			ck_assert_int_eq(setenv(keep[i], old[i], 1), 0);
+		else
+			ck_assert_int_eq(unsetenv(keep[i]), 0);
+		free(old[i]);
+	}
+}
+END_TEST
+
+START_TEST(dconf_default_cache_dir)
+{
+	char *s;
+
+	s = bc_dconf_default_cache_dir(0, "/x", "/h");
+	ck_assert_str_eq(s, "/var/cache/boltccd");
+	free(s);
+	s = bc_dconf_default_cache_dir(1000, "/x", "/h");
+	ck_assert_str_eq(s, "/x/boltccd");
+	free(s);
+	/* only an absolute XDG_CACHE_HOME counts */
+	s = bc_dconf_default_cache_dir(1000, "rel", "/h");
+	ck_assert_str_eq(s, "/h/.cache/boltccd");
+	free(s);
+	ck_assert_ptr_null(bc_dconf_default_cache_dir(1000, NULL, "rel"));
+	ck_assert_ptr_null(bc_dconf_default_cache_dir(1000, NULL, NULL));
 }
 END_TEST
 
@@ -1067,8 +1214,10 @@ START_TEST(scratch_sweep)
 	pid_t dead;
 	int status;
 
-	ck_assert_int_eq(bc_mkdtemp("scratchtest.", &top, NULL), BC_OK);
-	ck_assert_int_eq(bc_mkdtemp("scratchout.", &out, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchtest.", &top,
+	    NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "scratchout.", &out,
+	    NULL), BC_OK);
 	p = xasprintf("%s/keep", out);
 	mkfile(p);
 	free(p);
@@ -1246,7 +1395,8 @@ START_TEST(test_keeper)
 	pid_t pid;
 
 	(void)signal(SIGPIPE, SIG_IGN);
-	ck_assert_int_eq(bc_mkdtemp("test_keeper_", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_keeper_", &dir,
+	    err), BC_OK);
 	ck_assert_int_eq(bc_cache_open(dir, 0, &c, err), BC_OK);
 	bc_cache_close(c);	/* made; each process opens its own */
 	ck_assert_int_eq(pipe(p), 0);
@@ -1578,6 +1728,9 @@ daemon_suite(void)
 	tcase_add_test(tc, stats_events);
 	tcase_add_test(tc, scratch_names);
 	tcase_add_test(tc, scratch_sweep);
+	tcase_add_test(tc, scratch_choice);
+	tcase_add_test(tc, dconf_env_and_args);
+	tcase_add_test(tc, dconf_default_cache_dir);
 	tcase_add_test(tc, compgroup_dies_with_worker);
 	tcase_add_test(tc, compgroup_end);
 	suite_add_tcase(s, tc);

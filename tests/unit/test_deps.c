@@ -8,8 +8,11 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/deps.h"
@@ -245,14 +248,36 @@ END_TEST
 
 START_TEST(test_style_for)
 {
-	ck_assert_int_eq(bc_deps_style_for("clang"), BC_DEPS_CLANG);
-	ck_assert_int_eq(bc_deps_style_for("/usr/bin/clang-14"),
+	char *dir, *f, *path;
+	FILE *fp;
+
+	ck_assert_int_eq(bc_deps_style_for("clang", NULL), BC_DEPS_CLANG);
+	ck_assert_int_eq(bc_deps_style_for("/usr/bin/clang-14", NULL),
 	    BC_DEPS_CLANG);
-	ck_assert_int_eq(bc_deps_style_for("clang++"), BC_DEPS_CLANG);
-	ck_assert_int_eq(bc_deps_style_for("gcc"), BC_DEPS_GCC);
-	ck_assert_int_eq(bc_deps_style_for("x86_64-linux-gnu-g++-12"),
+	ck_assert_int_eq(bc_deps_style_for("clang++", NULL), BC_DEPS_CLANG);
+	ck_assert_int_eq(bc_deps_style_for("gcc", NULL), BC_DEPS_GCC);
+	ck_assert_int_eq(bc_deps_style_for("x86_64-linux-gnu-g++-12", NULL),
 	    BC_DEPS_GCC);
-	ck_assert_int_eq(bc_deps_style_for(NULL), BC_DEPS_GCC);
+	ck_assert_int_eq(bc_deps_style_for(NULL, NULL), BC_DEPS_GCC);
+	/* a bare cc is looked up on the PATH value given, not the
+	 * environment's: there it is clang */
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_deps-", &dir,
+	    NULL), BC_OK);
+	f = xasprintf("%s/clang-17", dir);
+	ck_assert_ptr_nonnull(fp = fopen(f, "w"));
+	fclose(fp);
+	ck_assert_int_eq(chmod(f, 0755), 0);
+	free(f);
+	f = xasprintf("%s/cc", dir);
+	ck_assert_int_eq(symlink("clang-17", f), 0);
+	path = xasprintf("/nonexistent:%s", dir);
+	ck_assert_int_eq(bc_deps_style_for("cc", path), BC_DEPS_CLANG);
+	ck_assert_int_eq(bc_deps_style_for("cc", "/nonexistent"),
+	    BC_DEPS_GCC);
+	(void)bc_rmtree(dir);
+	free(path);
+	free(f);
+	free(dir);
 }
 END_TEST
 

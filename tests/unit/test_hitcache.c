@@ -103,7 +103,8 @@ START_TEST(test_roundtrip)
 	char *dir, err[BC_ERRLEN], lk[BC_HASH_HEXLEN + 1];
 	struct bc_strv a = argv_of("-c", "x.c");
 
-	ck_assert_int_eq(bc_mkdtemp("hitcache_", &dir, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "hitcache_", &dir, NULL),
+	    BC_OK);
 	bc_hitcache_key(key1, dir, &a, lk);
 	bc_reply_init(&out);
 	ck_assert_int_eq(bc_hitcache_get(dir, lk, &out, err), BC_ERR_NOENT);
@@ -142,7 +143,8 @@ START_TEST(test_damaged)
 	struct bc_strv a = argv_of("-c", "x.c");
 	size_t n, i;
 
-	ck_assert_int_eq(bc_mkdtemp("hitcache_", &dir, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "hitcache_", &dir, NULL),
+	    BC_OK);
 	bc_hitcache_key(key1, dir, &a, lk);
 	fill(&in, 300, 2);
 	ck_assert_int_eq(bc_hitcache_put(dir, (uint64_t)1 << 30, lk, &in,
@@ -190,7 +192,8 @@ START_TEST(test_trim)
 	struct timespec ts[2];
 	int i, kept = 0;
 
-	ck_assert_int_eq(bc_mkdtemp("hitcache_", &dir, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "hitcache_", &dir, NULL),
+	    BC_OK);
 	for (i = 0; i < 20; i++) {
 		struct bc_strv a;
 		char *p;

@@ -210,7 +210,8 @@ mk_lockdir(void)
 {
 	char *d = NULL, err[BC_ERRLEN];
 
-	ck_assert_int_eq(bc_mkdtemp("hostsel-", &d, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "hostsel-", &d, err),
+	    BC_OK);
 	return d;
 }
 

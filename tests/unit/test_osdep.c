@@ -52,7 +52,8 @@ START_TEST(test_stat_ns)
 	struct stat sb;
 	int fd;
 
-	ck_assert_int_eq(bc_mkdtemp("test_osdep-", &dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_osdep-", &dir, err),
+	    BC_OK);
 	f = xasprintf("%s/f", dir);
 	fd = open(f, O_WRONLY | O_CREAT, 0644);
 	ck_assert_int_ge(fd, 0);

@@ -317,7 +317,8 @@ tp(const char *rel)
 static void
 mktree(void)
 {
-	ck_assert_int_eq(bc_mkdtemp("pptest_", &T, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "pptest_", &T, NULL),
+	    BC_OK);
 	wr("src/main.c", "#include \"local.h\"\n#include <angled.h>\n"
 	    "#include <sys1.h>\n#include <Fw/Api.h>\n#if 0\n#include \"gone.h\"\n"
 	    "#endif\n");
@@ -469,7 +470,7 @@ START_TEST(test_resolve_hmap)
 		av[4] = NULL;
 		bc_pp_search_init(&s);
 		ck_assert_int_eq(bc_pp_search_build(&s, av, 4, "c", NULL, NULL,
-		    &fb, NULL), BC_OK);
+		    0, &fb, NULL), BC_OK);
 		ck_assert_uint_eq(s.n, 1);
 		ck_assert_int_eq(s.v[0].kind, BC_PP_ENT_HMAP);
 		ck_assert_ptr_nonnull(s.v[0].hmap);
@@ -498,7 +499,7 @@ START_TEST(test_search_build_order)
 	size_t i;
 
 	bc_pp_search_init(&s);
-	ck_assert_int_eq(bc_pp_search_build(&s, av, 22, "c", NULL, NULL, &fb,
+	ck_assert_int_eq(bc_pp_search_build(&s, av, 22, "c", NULL, NULL, 0, &fb,
 	    NULL), BC_OK);
 	ck_assert_ptr_null(fb);
 	ck_assert_uint_eq(s.n, 8);
@@ -523,22 +524,21 @@ START_TEST(test_search_fallbacks)
 	const char *fb;
 
 	bc_pp_search_init(&s);
-	ck_assert_int_eq(bc_pp_search_build(&s, a1, 5, "c", NULL, NULL, &fb,
+	ck_assert_int_eq(bc_pp_search_build(&s, a1, 5, "c", NULL, NULL, 0, &fb,
 	    NULL), BC_ERR_NOTSUP);
 	ck_assert_str_eq(fb, "ivfsoverlay");
 	bc_pp_search_free(&s);
-	ck_assert_int_eq(bc_pp_search_build(&s, a2, 5, "c", NULL, NULL, &fb,
+	ck_assert_int_eq(bc_pp_search_build(&s, a2, 5, "c", NULL, NULL, 0, &fb,
 	    NULL), BC_ERR_NOTSUP);
 	ck_assert_str_eq(fb, "unmodelled-option");
 	bc_pp_search_free(&s);
-	ck_assert_int_eq(bc_pp_search_build(&s, a3, 5, "c", NULL, NULL, &fb,
+	ck_assert_int_eq(bc_pp_search_build(&s, a3, 5, "c", NULL, NULL, 0, &fb,
 	    NULL), BC_ERR_NOTSUP);
 	bc_pp_search_free(&s);
-	setenv("CPATH", "/x", 1);
+	/* CPATH & co, as the client's configuration read them */
 	ck_assert_int_eq(bc_pp_search_build(&s, a2 + 0, 1, "c", NULL, NULL,
-	    &fb, NULL), BC_ERR_NOTSUP);
+	    1, &fb, NULL), BC_ERR_NOTSUP);
 	ck_assert_str_eq(fb, "cpath-env");
-	unsetenv("CPATH");
 	bc_pp_search_free(&s);
 }
 END_TEST
@@ -584,13 +584,14 @@ START_TEST(test_default_dirs_real_compiler)
 
 	if (access("/usr/bin/gcc", X_OK) != 0)
 		return;
-	ck_assert_int_eq(bc_mkdtemp("ppstate_", &state, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "ppstate_", &state, NULL),
+	    BC_OK);
 	for (i = 0; i < 2; i++) {	/* second time from the cache */
 		size_t k;
 
 		bc_pp_search_init(&s);
 		ck_assert_int_eq(bc_pp_search_build(&s, av, 3, "c",
-		    "/usr/bin/gcc", state, &fb, NULL), BC_OK);
+		    "/usr/bin/gcc", state, 0, &fb, NULL), BC_OK);
 		for (k = 0; k < s.sysdirs.n; k++)
 			if (strcmp(s.sysdirs.v[k], "/usr/include") == 0)
 				sys = 1;
@@ -613,7 +614,8 @@ START_TEST(test_default_dirs_failure_remembered)
 	struct bc_buf b;
 	int i;
 
-	ck_assert_int_eq(bc_mkdtemp("ppfail_", &state, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "ppfail_", &state, NULL),
+	    BC_OK);
 	cc = xasprintf("%s/badcc", state);
 	count = xasprintf("%s/runs", state);
 	script = xasprintf("#!/bin/sh\necho run >> '%s'\nexit 1\n", count);
@@ -622,7 +624,7 @@ START_TEST(test_default_dirs_failure_remembered)
 	for (i = 0; i < 3; i++) {
 		bc_pp_search_init(&s);
 		ck_assert_int_ne(bc_pp_search_build(&s, av, 3, "c", cc, state,
-		    &fb, NULL), BC_OK);
+		    0, &fb, NULL), BC_OK);
 		ck_assert_str_eq(fb, "default-dirs");
 		bc_pp_search_free(&s);
 	}
@@ -635,7 +637,7 @@ START_TEST(test_default_dirs_failure_remembered)
 	ck_assert_int_eq(bc_write_file_atomic(cc, script, strlen(script), 0755,
 	    err), BC_OK);
 	bc_pp_search_init(&s);
-	ck_assert_int_ne(bc_pp_search_build(&s, av, 3, "c", cc, state, &fb,
+	ck_assert_int_ne(bc_pp_search_build(&s, av, 3, "c", cc, state, 0, &fb,
 	    NULL), BC_OK);
 	bc_pp_search_free(&s);
 	bc_buf_reset(&b);

@@ -24,7 +24,8 @@ static struct bc_pump_tree tree;
 static void
 setup(void)
 {
-	ck_assert_int_eq(bc_mkdtemp("pumptest_", &base, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "pumptest_", &base, NULL),
+	    BC_OK);
 	root = xasprintf("%s/root", base);
 	ck_assert_int_eq(bc_pump_tree_open(&tree, root, NULL), BC_OK);
 }

@@ -388,7 +388,8 @@ START_TEST(test_cas)
 	static char big[4096];
 	int i;
 
-	ck_assert_int_eq(bc_mkdtemp("castest_", &dir, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "castest_", &dir, NULL),
+	    BC_OK);
 	ck_assert_int_eq(bc_cas_open(&cas, dir, 10000, err), BC_OK);
 	bc_hash_bytes("hello", 5, h);
 	ck_assert_int_eq(bc_cas_get(&cas, h, &b, 100, err), BC_ERR_NOENT);
@@ -525,7 +526,8 @@ START_TEST(test_prepare)
 	const char *fb;
 	size_t i;
 
-	ck_assert_int_eq(bc_mkdtemp("cpump_", &dir, NULL), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "cpump_", &dir, NULL),
+	    BC_OK);
 	src = xasprintf("%s/src", dir);
 	ck_assert_int_eq(mkdir(src, 0755), 0);
 	cwd = xasprintf("%s/src/inc", dir);

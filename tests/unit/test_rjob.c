@@ -54,7 +54,8 @@ fx_init(struct fx *f, const char *hosts)
 	char err[BC_ERRLEN];
 
 	memset(f, 0, sizeof(*f));
-	ck_assert_int_eq(bc_mkdtemp("test_rjob_", &f->dir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_rjob_", &f->dir,
+	    err), BC_OK);
 	f->cfg.dir = xstrdup(f->dir);
 	f->cfg.dir_ok = 1;
 	f->cfg.lockdir = xasprintf("%s/lock", f->dir);

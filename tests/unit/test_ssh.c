@@ -20,6 +20,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "client/cconf.h"
 #include "client/ssh.h"
 #include "client/sshconf.h"
 #include "tests/unit/unit.h"
@@ -259,6 +260,7 @@ END_TEST
 
 START_TEST(t_resolve)
 {
+	static struct bc_cconf sc;	/* bc_ssh_configure keeps it */
 	struct bc_hostlist hl;
 	struct bc_ssh_target t;
 	char err[BC_ERRLEN];
@@ -278,9 +280,11 @@ START_TEST(t_resolve)
 	    " IdentityAgent none\n");
 	fclose(f);
 	free(p);
-	setenv("HOME", dir, 1);
-	unsetenv("BOLTCC_SSH_KEY");
-	bc_ssh_configure(NULL);
+	memset(&sc, 0, sizeof(sc));	/* HOME=dir, no BOLTCC_SSH_KEY */
+	sc.home = dir;
+	sc.user = getenv("USER");
+	sc.ssh_idle = -1;
+	bc_ssh_configure(&sc);
 	ck_assert_int_eq(bc_hosts_parse("@farm/2:/opt/boltccd", 0, &hl, err),
 	    BC_OK);
 	ck_assert_int_eq(bc_ssh_resolve(&hl.v[0], 3000, &t, err), BC_OK);
@@ -584,6 +588,7 @@ END_TEST
 
 START_TEST(t_resolve_jump)
 {
+	static struct bc_cconf sc;	/* bc_ssh_configure keeps it */
 	struct bc_hostlist hl;
 	struct bc_ssh_target t, u;
 	char err[BC_ERRLEN];
@@ -621,9 +626,11 @@ START_TEST(t_resolve_jump)
 	    "  ProxyCommand nc %h %p\n"
 	    "Host *\n"
 	    "  User dflt\n");
-	setenv("HOME", dir, 1);
-	unsetenv("BOLTCC_SSH_KEY");
-	bc_ssh_configure(NULL);
+	memset(&sc, 0, sizeof(sc));	/* HOME=dir, no BOLTCC_SSH_KEY */
+	sc.home = dir;
+	sc.user = getenv("USER");
+	sc.ssh_idle = -1;
+	bc_ssh_configure(&sc);
 	ck_assert_int_eq(bc_hosts_parse("@farm @pc @viapc @loop @off", 0, &hl,
 	    err), BC_OK);
 	ck_assert_int_eq(bc_ssh_resolve(&hl.v[0], 3000, &t, err), BC_OK);

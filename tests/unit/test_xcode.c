@@ -318,7 +318,8 @@ START_TEST(test_cfg_apply_precedence)
 	char err[BC_ERRLEN], *tmpd, *path;
 	struct bc_cconf c;
 
-	ck_assert_int_eq(bc_mkdtemp("test_xcode-", &tmpd, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_xcode-", &tmpd,
+	    err), BC_OK);
 	path = xasprintf("%s/config", tmpd);
 	put_file(path, "BOLTCC_HOSTS = filehost/3,bolt\n"
 	    "DISTCC_IO_TIMEOUT = 77\nDISTCC_BACKOFF_PERIOD=5\n"
@@ -425,7 +426,8 @@ START_TEST(test_xcode_find)
 	struct bc_strv a;
 	const char *how;
 
-	ck_assert_int_eq(bc_mkdtemp("test_xcode-", &tmpd, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_xcode-", &tmpd,
+	    err), BC_OK);
 	app = xasprintf("%s/Xcode_16.app", tmpd);
 	p = xasprintf("%s/Contents/Developer/Toolchains/XcodeDefault."
 	    "xctoolchain/usr/bin/clang", app);
