@@ -28,9 +28,9 @@
  * concurrent jobs).
  *
  * Opening a session and reading the mux greeting are blocking (bounded
- * by the connect timeout); relaying is non-blocking with one poll()
- * loop.  The shared helper exits after BOLTCC_SSH_IDLE seconds (default
- * 120) without a job.
+ * by the connect timeout); relaying is non-blocking with one event loop
+ * (common/evloop.h).  The shared helper exits after BOLTCC_SSH_IDLE
+ * seconds (default 120) without a job.
  */
 #include "config.h"
 
@@ -52,6 +52,7 @@
 #include <libssh2.h>
 
 #include "common/err.h"
+#include "common/evloop.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/mux.h"
@@ -1001,52 +1002,164 @@ add_conn(struct mux *m, int fd, int64_t now)
 	m->c[m->nc++] = c;
 }
 
+/* Relay what can move now, until nothing does; then the requests that
+ * wait for a session, again; then forget the connections that are done. */
+static void
+mux_work(struct mux *m, int64_t now)
+{
+	size_t i;
+	int prog;
+
+	do {
+		prog = 0;
+		for (i = 0; i < m->nc; i++)
+			if (m->c[i]->state == C_RUNNING)
+				prog |= conn_pump(m, m->c[i], now);
+		for (i = 0; i < m->nmc;) {
+			size_t before = m->nmc;
+
+			prog |= mchan_pump(m, m->mc[i], now);
+			if (m->nmc == before)
+				i++;
+		}
+	} while (prog);
+	/* requests waiting for a session: again, now that jobs ran */
+	for (i = 0; i < m->nc; i++)
+		if (m->c[i]->state == C_WAITING) {
+			if (m->c[i]->ctl < 0)
+				m->c[i]->state = C_DONE;
+			else
+				conn_start(m, m->c[i], now);
+		}
+	for (i = 0; i < m->nc;)
+		if (m->c[i]->state == C_DONE)
+			conn_free(m, i);
+		else
+			i++;
+}
+
+/* Sessions and mux channels without a job for idle_sec go. */
+static void
+mux_idle(struct mux *m, int64_t now, int idle_sec)
+{
+	size_t i;
+
+	close_idle_sessions(m, now, idle_sec, 0);
+	for (i = 0; i < m->nmc;) {
+		if (m->mc[i]->mux.ns == 0 && now - m->mc[i]->idle_since >
+		    (int64_t)idle_sec * 1000) {
+			mchan_free(m, m->mc[i], 1);
+			continue;
+		}
+		i++;
+	}
+}
+
+/* A control connection (tag: its index in m->c) has a request's bytes,
+ * or its client left. */
+static void
+on_ctl(void *arg, const struct bc_evloop_ev *e)
+{
+	struct mux *m = arg;
+	struct mconn *c;
+
+	if (e->tag >= m->nc)	/* connections go only between waits */
+		return;
+	c = m->c[e->tag];
+	if (c->ctl >= 0 && c->ctl == e->fd)
+		conn_read_ctl(m, c, bc_now_ms());
+}
+
+/* A client of this user connects. */
+static void
+on_accept(void *arg, const struct bc_evloop_ev *e)
+{
+	struct mux *m = arg;
+	uid_t peer;
+	int fd;
+
+	if (!(e->revents & POLLIN) || (fd = accept(e->fd, NULL, NULL)) < 0)
+		return;
+	if (bc_osdep_peer_uid(fd, &peer) == 0 && peer == getuid())
+		add_conn(m, fd, bc_now_ms());
+	else
+		close(fd);
+}
+
+/* What the loop waits for: a session's socket when libssh2 has something
+ * to read or send; the relayed sockets when their bytes can move (the
+ * pumps move them, whatever woke the loop); the control connections, in
+ * their order, then the listener: those two are handled here. */
+static void
+mux_watch(struct mux *m, struct bc_evloop *ev, int listen_fd)
+{
+	size_t i, k;
+
+	bc_evloop_begin(ev);
+	for (i = 0; i < m->nc; i++) {
+		struct mconn *c = m->c[i];
+		short events = POLLIN;
+
+		if (c->ctl >= 0)
+			bc_evloop_add_tag(ev, c->ctl, POLLIN, on_ctl, m, i);
+		if (c->state != C_RUNNING)
+			continue;
+		bc_evloop_add(ev, c->data, (short)((!c->client_eof &&
+		    c->up_len < sizeof(c->up) ? POLLIN : 0) |
+		    (c->down_len > c->down_off ? POLLOUT : 0)), NULL, NULL);
+		if (libssh2_session_block_directions(
+		    bc_ssh_sess_handle(c->sess->ss)) &
+		    LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			events |= POLLOUT;
+		bc_evloop_add(ev, bc_ssh_sess_fd(c->sess->ss), events, NULL,
+		    NULL);
+	}
+	for (i = 0; i < m->nmc; i++) {
+		struct mchan *mc = m->mc[i];
+		const uint8_t *op;
+		short events = POLLIN;
+
+		if ((libssh2_session_block_directions(
+		    bc_ssh_sess_handle(mc->ss)) &
+		    LIBSSH2_SESSION_BLOCK_OUTBOUND) ||
+		    bc_mux_out(&mc->mux, &op) > 0)
+			events |= POLLOUT;
+		bc_evloop_add(ev, bc_ssh_sess_fd(mc->ss), events, NULL, NULL);
+		for (k = 0; k < mc->mux.ns; k++) {
+			short sev = bc_mux_events(&mc->mux, mc->mux.s[k]);
+
+			if (sev != 0)
+				bc_evloop_add(ev, mc->mux.s[k]->fd, sev, NULL,
+				    NULL);
+		}
+	}
+	if (listen_fd >= 0)
+		bc_evloop_add(ev, listen_fd, POLLIN, on_accept, m);
+	bc_evloop_timeout(ev, m->nc > 0 ? 250 : 1000);
+	for (i = 0; i < m->nc; i++)
+		if (m->c[i]->state == C_WAITING)
+			bc_evloop_timeout(ev, 5);	/* the session may be
+							 * free */
+}
+
 void
 bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 {
 	struct mux m;
-	struct pollfd *pfd;
+	struct bc_evloop ev;
 	int64_t last_busy = bc_now_ms();
-	size_t i, npfd;
+	size_t i;
 
 	memset(&m, 0, sizeof(m));
 	(void)libssh2_init(0);
 	signal(SIGPIPE, SIG_IGN);
-	npfd = 1 + 3 * MUX_MAX_CONNS + MUX_MAX_SESSIONS;
-	pfd = xcalloc(npfd, sizeof(*pfd));
+	bc_evloop_init(&ev);
 	if (client_fd >= 0)
 		add_conn(&m, client_fd, last_busy);
 	for (;;) {
 		int64_t now = bc_now_ms();
-		size_t np = 0, li = (size_t)-1;
-		int prog, timeout;
 
-		do {
-			prog = 0;
-			for (i = 0; i < m.nc; i++)
-				if (m.c[i]->state == C_RUNNING)
-					prog |= conn_pump(&m, m.c[i], now);
-			for (i = 0; i < m.nmc;) {
-				size_t before = m.nmc;
-
-				prog |= mchan_pump(&m, m.mc[i], now);
-				if (m.nmc == before)
-					i++;
-			}
-		} while (prog);
-		/* requests waiting for a session: again, now that jobs ran */
-		for (i = 0; i < m.nc; i++)
-			if (m.c[i]->state == C_WAITING) {
-				if (m.c[i]->ctl < 0)
-					m.c[i]->state = C_DONE;
-				else
-					conn_start(&m, m.c[i], now);
-			}
-		for (i = 0; i < m.nc;)
-			if (m.c[i]->state == C_DONE)
-				conn_free(&m, i);
-			else
-				i++;
+		mux_work(&m, now);
 		if (m.nc > 0)
 			last_busy = now;
 		if (listen_fd < 0 && m.nc == 0)
@@ -1054,104 +1167,10 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 		if (listen_fd >= 0 && m.nc == 0 &&
 		    now - last_busy >= (int64_t)idle_sec * 1000)
 			break;
-		close_idle_sessions(&m, now, idle_sec, 0);
-		for (i = 0; i < m.nmc;) {
-			if (m.mc[i]->mux.ns == 0 && now - m.mc[i]->idle_since >
-			    (int64_t)idle_sec * 1000) {
-				mchan_free(&m, m.mc[i], 1);
-				continue;
-			}
-			i++;
-		}
-
-		if (listen_fd >= 0) {
-			li = np;
-			pfd[np].fd = listen_fd;
-			pfd[np].events = POLLIN;
-			np++;
-		}
-		for (i = 0; i < m.nc; i++) {
-			struct mconn *c = m.c[i];
-
-			if (c->ctl >= 0) {
-				pfd[np].fd = c->ctl;
-				pfd[np].events = POLLIN;
-				np++;
-			}
-			if (c->state != C_RUNNING)
-				continue;
-			pfd[np].fd = c->data;
-			pfd[np].events = (short)((!c->client_eof &&
-			    c->up_len < sizeof(c->up) ? POLLIN : 0) |
-			    (c->down_len > c->down_off ? POLLOUT : 0));
-			np++;
-			pfd[np].fd = bc_ssh_sess_fd(c->sess->ss);
-			pfd[np].events = POLLIN;
-			if (libssh2_session_block_directions(
-			    bc_ssh_sess_handle(c->sess->ss)) &
-			    LIBSSH2_SESSION_BLOCK_OUTBOUND)
-				pfd[np].events |= POLLOUT;
-			np++;
-		}
-		for (i = 0; i < m.nmc; i++) {
-			struct mchan *mc = m.mc[i];
-			const uint8_t *op;
-			size_t k;
-
-			pfd[np].fd = bc_ssh_sess_fd(mc->ss);
-			pfd[np].events = POLLIN;
-			if ((libssh2_session_block_directions(
-			    bc_ssh_sess_handle(mc->ss)) &
-			    LIBSSH2_SESSION_BLOCK_OUTBOUND) ||
-			    bc_mux_out(&mc->mux, &op) > 0)
-				pfd[np].events |= POLLOUT;
-			np++;
-			for (k = 0; k < mc->mux.ns; k++) {
-				short ev = bc_mux_events(&mc->mux,
-				    mc->mux.s[k]);
-
-				if (ev == 0 || np >= npfd)
-					continue;
-				pfd[np].fd = mc->mux.s[k]->fd;
-				pfd[np].events = ev;
-				np++;
-			}
-		}
-		for (i = 0; i < np; i++)
-			pfd[i].revents = 0;
-		timeout = m.nc > 0 ? 250 : 1000;
-		for (i = 0; i < m.nc; i++)
-			if (m.c[i]->state == C_WAITING)
-				timeout = 5;	/* the session may be free */
-		if (poll(pfd, (nfds_t)np, timeout) < 0 && errno != EINTR)
+		mux_idle(&m, now, idle_sec);
+		mux_watch(&m, &ev, listen_fd);
+		if (bc_evloop_run_once(&ev) < 0)
 			break;
-		now = bc_now_ms();
-		/* control connections (requests, clients leaving) */
-		for (i = 0; i < m.nc; i++) {
-			struct mconn *c = m.c[i];
-			size_t k;
-
-			if (c->ctl < 0)
-				continue;
-			for (k = 0; k < np; k++)
-				if (pfd[k].fd == c->ctl && pfd[k].revents != 0) {
-					conn_read_ctl(&m, c, now);
-					break;
-				}
-		}
-		if (li != (size_t)-1 && (pfd[li].revents & POLLIN)) {
-			int fd = accept(listen_fd, NULL, NULL);
-
-			if (fd >= 0) {
-				uid_t peer;
-
-				if (bc_osdep_peer_uid(fd, &peer) == 0 &&
-				    peer == getuid())
-					add_conn(&m, fd, now);
-				else
-					close(fd);
-			}
-		}
 	}
 	for (i = m.nc; i > 0; i--)
 		conn_free(&m, i - 1);
@@ -1160,7 +1179,7 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 		mchan_free(&m, m.mc[0], 1);
 	for (i = 0; i < m.nnomux; i++)
 		free(m.nomux[i]);
-	free(pfd);
+	bc_evloop_free(&ev);
 	bc_ssh_tunnels_wait(2000);	/* jump hosts' sessions, closing */
 	libssh2_exit();
 }

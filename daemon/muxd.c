@@ -6,11 +6,12 @@
  * Each stream is served exactly like a TCP connection: a socketpair, one
  * end to a forked worker running bc_job_serve() (allowlist, limits,
  * request and job deadlines, compile slots, cache), the other relayed by
- * this process in one poll() loop.  Streams are limited to --jobs +
- * --queue (at most BC_MUX_MAX_STREAMS); the per-stream credit window
- * bounds what is buffered here.  A frame that breaks one stream resets
- * it; one that breaks the framing ends this process (logged with the
- * reason); the workers of its streams then see their client gone.
+ * this process in one event loop (common/evloop.h).  Streams are
+ * limited to --jobs + --queue (at most BC_MUX_MAX_STREAMS); the
+ * per-stream credit window bounds what is buffered here.  A frame that
+ * breaks one stream resets it; one that breaks the framing ends this
+ * process (logged with the reason); the workers of its streams then see
+ * their client gone.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/evloop.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/mux.h"
@@ -37,6 +39,9 @@
 struct muxd {
 	struct bc_job_conf jc;
 	uint64_t streams;
+	struct bc_mux *m;
+	int in_eof;		/* the client's end is gone */
+	int input_bad;		/* this wakeup's input broke a frame */
 };
 
 static void
@@ -114,19 +119,101 @@ flush_out(struct bc_mux *m)
 	return BC_OK;
 }
 
+/* stdin: the client's frames. */
+static void
+on_stdin(void *arg, const struct bc_evloop_ev *e)
+{
+	struct muxd *d = arg;
+	char err[BC_ERRLEN];
+	uint8_t *p;
+	size_t space = bc_mux_in_space(d->m, &p);
+	ssize_t n = space > 0 ? read(0, p, space) : -1;
+
+	(void)e;
+	if (n > 0) {
+		if (bc_mux_input(d->m, (size_t)n, err) != BC_OK)
+			d->input_bad = 1;	/* logged by the loop */
+	} else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
+	    errno != EINTR))
+		d->in_eof = 1;
+}
+
+/* stdout: its errors and hang-up end the connection. */
+static void
+on_stdout(void *arg, const struct bc_evloop_ev *e)
+{
+	struct muxd *d = arg;
+
+	if (!d->input_bad && (e->revents & (POLLERR | POLLHUP)))
+		d->in_eof = 1;
+}
+
+/* What the loop waits for: stdin while the input buffer has room, stdout
+ * while frames wait (its errors and hang-up always), the streams' sockets
+ * the engine would read or write (bc_mux_pump moves their bytes, whatever
+ * woke the loop); at least once a second. */
+static void
+muxd_watch(struct muxd *d, struct bc_evloop *ev)
+{
+	const uint8_t *op;
+	uint8_t *ip;
+	size_t i;
+
+	bc_evloop_begin(ev);
+	bc_evloop_timeout(ev, 1000);
+	bc_evloop_add(ev, 0, bc_mux_in_space(d->m, &ip) > 0 ? POLLIN : 0,
+	    on_stdin, d);
+	bc_evloop_add(ev, 1, bc_mux_out(d->m, &op) > 0 ? POLLOUT : 0,
+	    on_stdout, d);
+	for (i = 0; i < d->m->ns; i++) {
+		short events = bc_mux_events(d->m, d->m->s[i]);
+
+		if (events != 0)
+			bc_evloop_add(ev, d->m->s[i]->fd, events, NULL, NULL);
+	}
+}
+
+/* Move what the streams and the client have for each other, within a
+ * bound, and write it out; forget the streams that are done. */
+static void
+muxd_pump(struct muxd *d)
+{
+	int guard = 0;
+
+	while (bc_mux_pump(d->m) && ++guard < 64)
+		if (flush_out(d->m) != BC_OK)
+			d->in_eof = 1;
+	if (flush_out(d->m) != BC_OK)
+		d->in_eof = 1;
+	bc_mux_collect(d->m);
+}
+
+/* A GOAWAY's last words, within a bound. */
+static void
+muxd_goaway(struct bc_mux *m)
+{
+	int64_t end = bc_now_ms() + MUXD_FLUSH_MS;
+	const uint8_t *p;
+
+	while (bc_mux_out(m, &p) > 0 && bc_now_ms() < end) {
+		struct pollfd o = { 1, POLLOUT, 0 };
+
+		if (flush_out(m) != BC_OK)
+			break;
+		(void)poll(&o, 1, 100);
+	}
+}
+
 int
 bc_server_mux(const struct bc_server_conf *conf)
 {
 	struct muxd d;
 	struct bc_mux m;
-	struct pollfd *pfd;
-	struct bc_mux_stream **who;
+	struct bc_evloop ev;
 	struct sigaction sa;
-	char err[BC_ERRLEN];
 	uint32_t maxs;
-	int64_t t0 = bc_now_ms(), now;
-	int in_eof = 0, rc = 0, guard;
-	size_t i, np;
+	int64_t t0 = bc_now_ms();
+	int rc = 0;
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
@@ -141,96 +228,40 @@ bc_server_mux(const struct bc_server_conf *conf)
 	nonblock(0);
 	nonblock(1);
 	bc_mux_init(&m, BC_MUX_ROLE_SERVER, maxs, muxd_open, &d);
+	d.m = &m;
 	bc_info("mux: serving streams on stdin/stdout (pid %ld, up to %u "
 	    "streams)", (long)getpid(), maxs);
-	pfd = xcalloc(2 + BC_MUX_MAX_STREAMS, sizeof(*pfd));
-	who = xcalloc(2 + BC_MUX_MAX_STREAMS, sizeof(*who));
+	bc_evloop_init(&ev);
 	for (;;) {
-		guard = 0;
-		while (bc_mux_pump(&m) && ++guard < 64)
-			if (flush_out(&m) != BC_OK)
-				in_eof = 1;
-		if (flush_out(&m) != BC_OK)
-			in_eof = 1;
-		bc_mux_collect(&m);
+		muxd_pump(&d);
 		if (m.failed) {
 			bc_warn("mux: connection failed: %s", m.why);
 			rc = 1;
 			break;
 		}
-		if (in_eof) {
+		if (d.in_eof) {
 			bc_info("mux: client closed the connection after %llu "
 			    "streams", (unsigned long long)d.streams);
 			break;
 		}
-		now = bc_now_ms();
-		if (!m.hello_in && now - t0 > d.jc.request_timeout_ms) {
+		if (!m.hello_in && bc_now_ms() - t0 >
+		    d.jc.request_timeout_ms) {
 			bc_warn("mux: no greeting from the client");
 			rc = 1;
 			break;
 		}
-		np = 0;
-		{
-			uint8_t *sp;
-
-			pfd[np].fd = 0;
-			pfd[np].events = bc_mux_in_space(&m, &sp) > 0 ? POLLIN : 0;
-			who[np++] = NULL;
-		}
-		pfd[np].fd = 1;
-		{
-			const uint8_t *op;
-
-			pfd[np].events = bc_mux_out(&m, &op) > 0 ? POLLOUT : 0;
-		}
-		who[np++] = NULL;
-		for (i = 0; i < m.ns; i++) {
-			short ev = bc_mux_events(&m, m.s[i]);
-
-			if (ev == 0)
-				continue;
-			pfd[np].fd = m.s[i]->fd;
-			pfd[np].events = ev;
-			who[np++] = m.s[i];
-		}
-		for (i = 0; i < np; i++)
-			pfd[i].revents = 0;
-		if (poll(pfd, (nfds_t)np, 1000) < 0 && errno != EINTR) {
+		muxd_watch(&d, &ev);
+		d.input_bad = 0;
+		if (bc_evloop_run_once(&ev) < 0) {
 			bc_error("mux: poll: %s", strerror(errno));
 			rc = 1;
 			break;
 		}
-		if (pfd[0].revents != 0) {
-			uint8_t *p;
-			size_t space = bc_mux_in_space(&m, &p);
-			ssize_t n = space > 0 ? read(0, p, space) : -1;
-
-			if (n > 0) {
-				if (bc_mux_input(&m, (size_t)n, err) != BC_OK)
-					continue;	/* logged above */
-			} else if (n == 0 || (errno != EAGAIN &&
-			    errno != EWOULDBLOCK && errno != EINTR))
-				in_eof = 1;
-		}
-		if (pfd[1].revents & (POLLERR | POLLHUP))
-			in_eof = 1;
 	}
-	/* a GOAWAY, within a bound */
-	if (m.failed) {
-		int64_t end = bc_now_ms() + MUXD_FLUSH_MS;
-		const uint8_t *p;
-
-		while (bc_mux_out(&m, &p) > 0 && bc_now_ms() < end) {
-			struct pollfd o = { 1, POLLOUT, 0 };
-
-			if (flush_out(&m) != BC_OK)
-				break;
-			(void)poll(&o, 1, 100);
-		}
-	}
+	if (m.failed)
+		muxd_goaway(&m);
+	bc_evloop_free(&ev);
 	bc_mux_free(&m);	/* closes the streams: workers see the end */
-	free(pfd);
-	free(who);
 	if (d.jc.slot_fd >= 0)
 		close(d.jc.slot_fd);
 	return rc;

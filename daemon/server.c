@@ -1,7 +1,9 @@
 /*
  * server.c - listener, worker processes and the stats endpoint (see
- * server.h).  One poll() loop; every fd it watches is non-blocking, and
- * nothing in the loop waits on a peer.
+ * server.h).  One event loop (common/evloop.h, poll() underneath):
+ * bc_server_run registers what it waits for (watch), waits, and handles
+ * what is ready; every fd it watches is non-blocking, and nothing in the
+ * loop waits on a peer.
  */
 #include "config.h"
 
@@ -24,6 +26,7 @@
 #include "cache/store.h"
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/evloop.h"
 #include "common/io.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -306,6 +309,9 @@ struct server {
 	struct bc_intake in;	/* connections until their request is whole */
 	struct bc_fasthit fast;	/* the parent's own answers */
 	struct bc_fasthit_answer answer;
+	struct bc_intake_limits ilim;
+	int64_t last_tick;	/* the last 1 s statistics tick */
+	struct bc_evloop loop;
 };
 
 static void
@@ -543,29 +549,6 @@ dispatch_ready(struct server *s)
 			s->st.intake_waiting++;
 		else if (!s->in.v[i].sending)
 			s->st.intake_reading++;
-	}
-}
-
-/* Read what the connections in the intake sent (pfd entries from k0 to
- * n, one per connection in order); the table may shrink meanwhile, so
- * from the last to the first. */
-static void
-intake_io(struct server *s, const struct pollfd *pfd, const size_t *pin,
-    int k0, int n)
-{
-	int64_t now = bc_now_ms();
-	int k;
-
-	for (k = n - 1; k >= k0; k--) {
-		size_t i = pin[k - k0];
-
-		if (pfd[k].revents == 0 || i >= s->in.n ||
-		    s->in.v[i].fd != pfd[k].fd)
-			continue;
-		if (s->in.v[i].sending)
-			(void)bc_intake_write(&s->in, i, now);
-		else
-			(void)bc_intake_read(&s->in, i, now);
 	}
 }
 
@@ -925,7 +908,7 @@ admin_request(struct server *s, struct stats_conn *c)
 	if (rq.op == BC_ADMIN_BAD) {
 		(void)bc_admin_error(rq.status, rq.why, &c->out);
 	} else if (!c->admin_ok) {
-		char why[256];
+		char why[96 + sizeof(c->peer)];	/* the whole label fits */
 
 		snprintf(why, sizeof(why), "admin requests are accepted from "
 		    "loopback and --admin-allow addresses only; %s is neither",
@@ -1146,26 +1129,156 @@ advance_stop(struct server *s, int64_t now)
 	}
 }
 
-int
-bc_server_run(const struct bc_server_conf *conf)
+/* The 1 s statistics tick, the scratch sweep, the steps of a stop. */
+static void
+housekeeping(struct server *s, int64_t now)
 {
-	struct server s;
-	struct pollfd *pfd;
-	struct bc_intake_limits ilim;
-	size_t *pin, j;
-	int *pidx, sp[2], ep[2], i, maxfds, keeper_fd = -1;
-	char err[BC_ERRLEN];
-	int64_t last_tick;
-	static struct bc_ident ident;
+	if (now - s->last_tick >= 1000) {
+		bc_stats_tick(&s->st, now);
+		s->last_tick = now;
+	}
+	if (s->sweep_due || now >= s->next_sweep)
+		sweep_scratch(s, now);
+	advance_stop(s, now);
+}
 
-	memset(&s, 0, sizeof(s));
-	s.conf = conf;
-	s.tmpdir = bc_scratch_dir();
-	for (i = 0; i < MAX_STATS_CONNS; i++)
-		s.sc[i].fd = s.sc[i].admin_fd = -1;
+/* Stats connections past their deadline: one still writing, or waiting
+ * for its admin child, is cut off; any other gets its page now (without
+ * the keeper's answer, if it waited for that). */
+static void
+stats_deadlines(struct server *s, int64_t now)
+{
+	int i;
+
+	for (i = 0; i < MAX_STATS_CONNS; i++) {
+		struct stats_conn *c = &s->sc[i];
+
+		if (c->fd < 0 || now < c->deadline)
+			continue;
+		if (c->writing || c->admin_fd >= 0) {
+			stats_close(c);
+			continue;
+		}
+		if (c->sync_seq != 0)
+			bc_debug("cache keeper: no answer in %d ms; the "
+			    "counters may lag", KEEPER_SYNC_MS);
+		stats_respond(s, c);
+	}
+}
+
+/*
+ * The main loop's callbacks (evloop.h), each with the server as its
+ * arg; a listener's, a stats connection's and an intake connection's tag
+ * is its index in its table.
+ */
+static void
+on_signal(void *arg, const struct bc_evloop_ev *e)
+{
+	(void)e;
+	handle_signals(arg);
+}
+
+static void
+on_keeper_ack(void *arg, const struct bc_evloop_ev *e)
+{
+	(void)e;
+	keeper_answered(arg);
+}
+
+static void
+on_listener(void *arg, const struct bc_evloop_ev *e)
+{
+	struct server *s = arg;
+
+	if (s->stopping)
+		return;		/* closed meanwhile */
+	if (listeners[e->tag].is_stats)
+		accept_stats(s, e->fd);
+	else
+		accept_jobs(s, e->fd);
+}
+
+static void
+on_stats_conn(void *arg, const struct bc_evloop_ev *e)
+{
+	struct server *s = arg;
+
+	if (s->sc[e->tag].fd >= 0)
+		stats_io(s, &s->sc[e->tag], e->revents);
+}
+
+/* An intake connection: its request's bytes come in, or the parent's
+ * reply goes out.  Accepts may have dropped entries since the wait (the
+ * last entry takes a removed one's place), hence the fd check. */
+static void
+on_intake(void *arg, const struct bc_evloop_ev *e)
+{
+	struct server *s = arg;
+	size_t i = e->tag;
+
+	if (s->stopping || i >= s->in.n || s->in.v[i].fd != e->fd)
+		return;
+	if (s->in.v[i].sending)
+		(void)bc_intake_write(&s->in, i, bc_now_ms());
+	else
+		(void)bc_intake_read(&s->in, i, bc_now_ms());
+}
+
+/*
+ * What the parent waits for, in the order it is handled: signals, the
+ * workers' events (drained after every wait), listeners, stats
+ * connections, the keeper's answers, then the intake's connections,
+ * from the last to the first (a read that removes its entry moves the
+ * last into its place).  It wakes for the 1 s tick, a stats
+ * connection's deadline and the stop's next step.
+ */
+static void
+watch(struct server *s)
+{
+	struct bc_evloop *ev = &s->loop;
+	int i, waiting = 0;
+	size_t j;
+
+	bc_evloop_begin(ev);
+	bc_evloop_timeout(ev, 1000);
+	bc_evloop_add(ev, s->sig_rd, POLLIN, on_signal, s);
+	bc_evloop_add(ev, s->ev_rd, POLLIN, NULL, NULL);
+	for (i = 0; i < nlisteners; i++)
+		if (listeners[i].fd >= 0)
+			bc_evloop_add_tag(ev, listeners[i].fd, POLLIN,
+			    on_listener, s, (size_t)i);
+	for (i = 0; i < MAX_STATS_CONNS; i++) {
+		const struct stats_conn *c = &s->sc[i];
+
+		if (c->fd < 0)
+			continue;
+		waiting += c->sync_seq != 0;
+		bc_evloop_add_tag(ev, c->admin_fd >= 0 ? c->admin_fd : c->fd,
+		    c->writing ? POLLOUT : c->sync_seq != 0 ? 0 : POLLIN,
+		    on_stats_conn, s, (size_t)i);
+		bc_evloop_deadline(ev, c->deadline + 1);
+	}
+	if (waiting > 0 && s->keeper_ack >= 0)
+		bc_evloop_add(ev, s->keeper_ack, POLLIN, on_keeper_ack, s);
+	for (j = s->in.n; j > 0; j--)
+		if (!s->in.v[j - 1].ready)
+			bc_evloop_add_tag(ev, s->in.v[j - 1].fd,
+			    s->in.v[j - 1].sending ? POLLOUT : POLLIN,
+			    on_intake, s, j - 1);
+	if (s->stopping)
+		bc_evloop_deadline(ev, s->stop_deadline);
+}
+
+/* The signals' and the workers' events' pipes, non-blocking and
+ * close-on-exec: 0, or -1 (logged). */
+static int
+open_pipes(struct server *s)
+{
+	int sp[2], ep[2], i;
+
 	if (pipe(sp) != 0 || pipe(ep) != 0) {
 		bc_error("pipe: %s", strerror(errno));
-		return 1;
+		return -1;
 	}
 	for (i = 0; i < 2; i++) {
 		set_nonblock(sp[i], 1);
@@ -1173,51 +1286,100 @@ bc_server_run(const struct bc_server_conf *conf)
 		set_nonblock(ep[i], 1);
 		set_cloexec(ep[i]);
 	}
-	s.sig_rd = sp[0];
+	s->sig_rd = sp[0];
 	srv_sig_wr = sp[1];
-	s.ev_rd = ep[0];
+	s->ev_rd = ep[0];
+	s->jc.event_fd = ep[1];
+	return 0;
+}
+
+/* Everything the loop needs, from the configuration: 0, or -1 (logged). */
+static int
+server_open(struct server *s, const struct bc_server_conf *conf)
+{
+	static struct bc_ident ident;
+	char err[BC_ERRLEN];
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->conf = conf;
+	s->tmpdir = bc_scratch_dir();
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		s->sc[i].fd = s->sc[i].admin_fd = -1;
+	if (open_pipes(s) != 0)
+		return -1;
 	install_signals();
 
-	memset(&s.jc, 0, sizeof(s.jc));
-	s.jc.policy = &conf->policy;
-	s.jc.jobs = conf->jobs;
-	s.jc.event_fd = ep[1];
-	s.jc.io_timeout_ms = conf->io_timeout_sec * 1000;
-	s.jc.request_timeout_ms = conf->request_timeout_sec * 1000;
-	s.jc.job_timeout_ms = conf->job_timeout_sec * 1000;
-	s.jc.version = PACKAGE_VERSION;
-	s.jc.cache_dir = conf->cache_dir;
-	s.jc.cache_max = conf->cache_size;
-	bc_locdir_init(&s.locdir);
-	s.jc.locdir = &s.locdir;
-	reconcile_cache(conf, &s.locdir);
-	keeper_fd = start_cache_keeper(conf, &s.keeper_ack);
-	s.keeper_fd = keeper_fd;
-	s.jc.keeper_fd = keeper_fd;	/* the workers' stores go to it */
-	s.jc.admin_allow = &conf->admin_allow;
-	if ((s.jc.slot_fd = open_slot_file(err)) < 0) {
+	s->jc.policy = &conf->policy;
+	s->jc.jobs = conf->jobs;
+	s->jc.io_timeout_ms = conf->io_timeout_sec * 1000;
+	s->jc.request_timeout_ms = conf->request_timeout_sec * 1000;
+	s->jc.job_timeout_ms = conf->job_timeout_sec * 1000;
+	s->jc.version = PACKAGE_VERSION;
+	s->jc.cache_dir = conf->cache_dir;
+	s->jc.cache_max = conf->cache_size;
+	bc_locdir_init(&s->locdir);
+	s->jc.locdir = &s->locdir;
+	reconcile_cache(conf, &s->locdir);
+	s->keeper_fd = start_cache_keeper(conf, &s->keeper_ack);
+	s->jc.keeper_fd = s->keeper_fd;	/* the workers' stores go to it */
+	s->jc.admin_allow = &conf->admin_allow;
+	if ((s->jc.slot_fd = open_slot_file(err)) < 0) {
 		bc_error("%s", err);
-		bc_locdir_free(&s.locdir);
-		return 1;
+		bc_locdir_free(&s->locdir);
+		return -1;
 	}
-	bc_intake_init(&s.in);
-	bc_fasthit_init(&s.fast);
-	bc_fasthit_answer_init(&s.answer);
-	ilim.request_sec = conf->request_timeout_sec;
-	ilim.request_ms = conf->request_timeout_sec * 1000;
-	ilim.io_sec = conf->io_timeout_sec;
-	ilim.io_ms = conf->io_timeout_sec * 1000;
-	s.wcap = conf->jobs + conf->queue + 1;
-	s.w = xcalloc((size_t)s.wcap, sizeof(*s.w));
-	bc_stats_init(&s.st, conf->jobs, conf->queue, bc_now_ms());
+	bc_intake_init(&s->in);
+	bc_fasthit_init(&s->fast);
+	bc_fasthit_answer_init(&s->answer);
+	s->ilim.request_sec = conf->request_timeout_sec;
+	s->ilim.request_ms = conf->request_timeout_sec * 1000;
+	s->ilim.io_sec = conf->io_timeout_sec;
+	s->ilim.io_ms = conf->io_timeout_sec * 1000;
+	s->wcap = conf->jobs + conf->queue + 1;
+	s->w = xcalloc((size_t)s->wcap, sizeof(*s->w));
+	bc_stats_init(&s->st, conf->jobs, conf->queue, bc_now_ms());
 	bc_ident_collect(&ident, &conf->policy);
-	s.st.ident = &ident;
-	last_tick = bc_now_ms();
+	s->st.ident = &ident;
+	s->last_tick = bc_now_ms();
+	bc_evloop_init(&s->loop);
+	return 0;
+}
 
-	maxfds = 4 + nlisteners + MAX_STATS_CONNS;	/* + the keeper's */
-	pfd = xcalloc((size_t)maxfds, sizeof(*pfd));
-	pidx = xcalloc((size_t)maxfds, sizeof(*pidx));
-	pin = xcalloc((size_t)maxfds, sizeof(*pin));
+static void
+server_close(struct server *s)
+{
+	int i;
+
+	close_listeners();
+	for (i = 0; i < MAX_STATS_CONNS; i++)
+		stats_close(&s->sc[i]);
+	close(s->jc.slot_fd);
+	close(s->sig_rd);
+	close(srv_sig_wr);
+	srv_sig_wr = -1;
+	close(s->ev_rd);
+	close(s->jc.event_fd);
+	if (s->keeper_fd >= 0)
+		close(s->keeper_fd);
+	if (s->keeper_ack >= 0)
+		close(s->keeper_ack);
+	bc_locdir_free(&s->locdir);
+	bc_stats_free(&s->st);
+	bc_intake_free(&s->in);
+	bc_fasthit_answer_free(&s->answer);
+	bc_fasthit_free(&s->fast);
+	free(s->w);
+	bc_evloop_free(&s->loop);
+}
+
+int
+bc_server_run(const struct bc_server_conf *conf)
+{
+	struct server s;
+
+	if (server_open(&s, conf) != 0)
+		return 1;
 	bc_info("boltccd %s: %d compile slots, queue %d, %s", PACKAGE_VERSION,
 	    conf->jobs, conf->queue, conf->stats_port ? "stats on" :
 	    "stats off");
@@ -1226,143 +1388,28 @@ bc_server_run(const struct bc_server_conf *conf)
 	sweep_scratch(&s, bc_now_ms());
 
 	while (!s.stopping || s.nw > 0) {
-		int n = 0, timeout = 1000, k, k0, waiting = 0;
-		int64_t now = bc_now_ms();
-
-		if ((size_t)maxfds < 4 + (size_t)nlisteners + MAX_STATS_CONNS +
-		    s.in.n) {
-			maxfds = 4 + nlisteners + MAX_STATS_CONNS +
-			    (int)s.in.cap;
-			pfd = xrealloc(pfd, (size_t)maxfds, sizeof(*pfd));
-			pidx = xrealloc(pidx, (size_t)maxfds, sizeof(*pidx));
-			pin = xrealloc(pin, (size_t)maxfds, sizeof(*pin));
-		}
-
-		pfd[n].fd = s.sig_rd;
-		pfd[n].events = POLLIN;
-		pidx[n++] = -1;
-		pfd[n].fd = s.ev_rd;
-		pfd[n].events = POLLIN;
-		pidx[n++] = -2;
-		for (i = 0; i < nlisteners; i++)
-			if (listeners[i].fd >= 0) {
-				pfd[n].fd = listeners[i].fd;
-				pfd[n].events = POLLIN;
-				pidx[n++] = i;
-			}
-		for (i = 0; i < MAX_STATS_CONNS; i++) {
-			struct stats_conn *c = &s.sc[i];
-
-			if (c->fd < 0)
-				continue;
-			if (now >= c->deadline) {
-				if (c->writing || c->admin_fd >= 0)
-					stats_close(c);
-				else {
-					if (c->sync_seq != 0)
-						bc_debug("cache keeper: no "
-						    "answer in %d ms; the "
-						    "counters may lag",
-						    KEEPER_SYNC_MS);
-					stats_respond(&s, c);
-				}
-				if (c->fd < 0)
-					continue;
-			}
-			waiting += c->sync_seq != 0;
-			pfd[n].fd = c->admin_fd >= 0 ? c->admin_fd : c->fd;
-			pfd[n].events = c->writing ? POLLOUT :
-			    c->sync_seq != 0 ? 0 : POLLIN;
-			pidx[n++] = 1000 + i;
-			if (c->deadline - now < timeout)
-				timeout = (int)(c->deadline - now) + 1;
-		}
-		if (waiting > 0 && s.keeper_ack >= 0) {
-			pfd[n].fd = s.keeper_ack;
-			pfd[n].events = POLLIN;
-			pidx[n++] = -3;
-		}
-		k0 = n;		/* the intake's connections last, in order */
-		for (j = 0; j < s.in.n; j++) {
-			if (s.in.v[j].ready)
-				continue;
-			pfd[n].fd = s.in.v[j].fd;
-			pfd[n].events = s.in.v[j].sending ? POLLOUT : POLLIN;
-			pin[n - k0] = j;
-			pidx[n++] = -4;
-		}
-		if (s.stopping && s.stop_deadline - now < timeout)
-			timeout = s.stop_deadline > now ?
-			    (int)(s.stop_deadline - now) : 0;
-		for (k = 0; k < n; k++)
-			pfd[k].revents = 0;
-		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+		stats_deadlines(&s, bc_now_ms());
+		watch(&s);
+		if (bc_evloop_wait(&s.loop) < 0) {
 			bc_error("poll: %s", strerror(errno));
 			break;
 		}
+		/* the workers' news and exits before any new work */
 		drain_events(&s);
 		reap(&s);
-		for (k = 0; k < n; k++) {
-			if (pfd[k].revents == 0)
-				continue;
-			if (pidx[k] == -4)
-				continue;	/* intake_io, below */
-			if (pidx[k] == -1)
-				handle_signals(&s);
-			else if (pidx[k] == -3)
-				keeper_answered(&s);
-			else if (pidx[k] >= 0 && pidx[k] < 1000) {
-				if (s.stopping)
-					continue;	/* closed meanwhile */
-				if (listeners[pidx[k]].is_stats)
-					accept_stats(&s, pfd[k].fd);
-				else
-					accept_jobs(&s, pfd[k].fd);
-			} else if (pidx[k] >= 1000 && s.sc[pidx[k] - 1000].fd >= 0)
-				stats_io(&s, &s.sc[pidx[k] - 1000],
-				    pfd[k].revents);
-		}
+		bc_evloop_dispatch(&s.loop);
 		if (!s.stopping) {
-			intake_io(&s, pfd, pin, k0, n);
 			s.st.intake_expired += bc_intake_expire(&s.in,
-			    bc_now_ms(), &ilim);
+			    bc_now_ms(), &s.ilim);
 			dispatch_ready(&s);
 		}
-		now = bc_now_ms();
-		if (now - last_tick >= 1000) {
-			bc_stats_tick(&s.st, now);
-			last_tick = now;
-		}
-		if (s.sweep_due || now >= s.next_sweep)
-			sweep_scratch(&s, now);
-		advance_stop(&s, now);
+		housekeeping(&s, bc_now_ms());
 	}
 	bc_info("exiting: %llu jobs accepted, %llu ok, %llu failed",
 	    (unsigned long long)s.st.tcp_accept,
 	    (unsigned long long)s.st.compile_ok,
 	    (unsigned long long)s.st.compile_error);
-	close_listeners();
-	for (i = 0; i < MAX_STATS_CONNS; i++)
-		stats_close(&s.sc[i]);
-	close(s.jc.slot_fd);
-	close(sp[0]);
-	close(sp[1]);
-	srv_sig_wr = -1;
-	close(ep[0]);
-	close(ep[1]);
-	if (keeper_fd >= 0)
-		close(keeper_fd);
-	if (s.keeper_ack >= 0)
-		close(s.keeper_ack);
-	bc_locdir_free(&s.locdir);
-	bc_stats_free(&s.st);
-	bc_intake_free(&s.in);
-	bc_fasthit_answer_free(&s.answer);
-	bc_fasthit_free(&s.fast);
-	free(s.w);
-	free(pfd);
-	free(pidx);
-	free(pin);
+	server_close(&s);
 	return 0;
 }
 
