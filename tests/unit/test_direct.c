@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/cconf.h"
 #include "client/direct.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -28,6 +29,20 @@
 #include "tests/unit/unit.h"
 
 #define KEY "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* The preprocessor's environment as the client's config reads it
+ * (client/cconf.h, enum bc_cppenv order). */
+static char *cpp_env_now[BC_CPPENV_N];
+
+static char *const *
+cpp_env(void)
+{
+	size_t i;
+
+	for (i = 0; i < BC_CPPENV_N; i++)
+		cpp_env_now[i] = getenv(bc_cppenv_names[i]);
+	return cpp_env_now;
+}
 
 static char tmpl[64];
 static char *dir;		/* the test's directory */
@@ -91,7 +106,7 @@ init(struct bc_direct *d, const char *cwd, const char *extra)
 	bc_strv_push(&rem, "-c");
 	if (extra != NULL)
 		bc_strv_push(&rem, extra);
-	bc_direct_init(d, statedir, "gcc-13.2", cwd, &cpp, &rem);
+	bc_direct_init(d, statedir, "gcc-13.2", cwd, &cpp, &rem, cpp_env());
 	bc_strv_free(&rem);
 	bc_strv_free(&cpp);
 }
@@ -249,11 +264,11 @@ START_TEST(t_off)
 	char err[BC_ERRLEN], *i;
 
 	bc_strv_push(&v, "cc");
-	bc_direct_init(&d, NULL, "gcc", dir, &v, &v);
+	bc_direct_init(&d, NULL, "gcc", dir, &v, &v, NULL);
 	ck_assert_ptr_null(d.path);
-	bc_direct_init(&d, statedir, "", dir, &v, &v);
+	bc_direct_init(&d, statedir, "", dir, &v, &v, NULL);
 	ck_assert_ptr_null(d.path);
-	bc_direct_init(&d, statedir, "gcc", NULL, &v, &v);
+	bc_direct_init(&d, statedir, "gcc", NULL, &v, &v, NULL);
 	ck_assert_ptr_null(d.path);
 	ck_assert_int_eq(lookup(&d), BC_ERR_NOENT);
 	i = doti("a.c", NULL);

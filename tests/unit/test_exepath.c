@@ -46,7 +46,7 @@ START_TEST(t_os)
 
 	ck_assert_str_ne(self, "");
 	for (i = 0; i < sizeof(argv0s) / sizeof(argv0s[0]); i++) {
-		p = bc_exe_path(argv0s[i]);
+		p = bc_exe_path(argv0s[i], getenv("PATH"));
 		ck_assert_ptr_nonnull(p);
 		ck_assert_str_eq(p, self);
 		free(p);
@@ -119,7 +119,7 @@ teardown(void)
 static void
 expect(const char *argv0, const char *want)
 {
-	char *p = bc_exe_path(argv0);
+	char *p = bc_exe_path(argv0, getenv("PATH"));
 
 	if (want == NULL) {
 		ck_assert_msg(p == NULL, "%s: got %s", argv0 ? argv0 : "NULL",

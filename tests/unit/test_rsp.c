@@ -139,7 +139,7 @@ rsp_setup(void)
 {
 	char err[BC_ERRLEN];
 
-	ck_assert_int_eq(bc_mkdtemp("test_rsp-", &tmpdir, err), BC_OK);
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "test_rsp-", &tmpdir, err), BC_OK);
 }
 
 static void
