@@ -26,6 +26,7 @@
 #include "client/binstate.h"
 #include "client/hostsel.h"
 #include "client/monitor.h"
+#include "client/statspage.h"
 #include "common/err.h"
 #include "common/exitcode.h"
 #include "common/io.h"
@@ -179,19 +180,18 @@ bc_monitor_parse_json(struct bc_mon_host *h, const void *p, size_t n,
 static void
 parse_distccd(struct bc_mon_host *h, const char *body, size_t n)
 {
-	char *text = xstrndup(body, n), *p;
-	long long v;
+	struct bc_strv keys = BC_STRV_INIT, vals = BC_STRV_INIT;
+	double v;
 
-	if ((p = strstr(text, "\ndcc_max_kids ")) != NULL &&
-	    sscanf(p + 14, "%lld", &v) == 1)
+	bc_statspage_parse(body, n, &keys, &vals);
+	if (bc_statspage_num(&keys, &vals, "dcc_max_kids", &v))
 		h->slots = (int)v;
-	if ((p = strstr(text, "\ndcc_compile_ok ")) != NULL &&
-	    sscanf(p + 16, "%lld", &v) == 1)
-		h->done = (double)v;
-	if ((p = strstr(text, "\ndcc_num_compiles1 ")) != NULL &&
-	    sscanf(p + 19, "%lld", &v) == 1)
-		h->jobs_per_sec = (double)v / 60.0;
-	free(text);
+	if (bc_statspage_num(&keys, &vals, "dcc_compile_ok", &v))
+		h->done = v;
+	if (bc_statspage_num(&keys, &vals, "dcc_num_compiles1", &v))
+		h->jobs_per_sec = v / 60.0;
+	bc_strv_free(&keys);
+	bc_strv_free(&vals);
 }
 
 static void
