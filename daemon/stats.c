@@ -4,6 +4,9 @@
  * The text page reproduces distccd 3.4's field names, order and LF line
  * endings (spec/vectors/stats-page.txt) so existing scrapers keep working;
  * JSON and Prometheus forms carry the same counters plus boltccd's own.
+ * The counters are one list, BC_STATS_COUNTERS (stats.h), which `rows`
+ * turns into a table every page walks; /stats.json is written with
+ * bc_jsonw.  tests/data/stats/ pins the three pages byte for byte.
  */
 #include "config.h"
 
@@ -738,11 +741,11 @@ metric(struct bc_buf *out, const char *name, const char *type,
 }
 
 /*
- * The table's rows in /metrics' order (into order, their count
- * returned): the counters, then the gauges;
- * but rejected_acl_total has been second since it came (the JSON has
- * dcc_rej_acl after distccd's rejections), and stays there so the page
- * does not change.
+ * The table's rows in /metrics' order (into order; their count is
+ * returned): the counters, then the gauges.  One exception:
+ * rejected_acl_total has been second since it came (the JSON has
+ * dcc_rej_acl after distccd's rejections), and stays there so that the
+ * page does not change.
  */
 static size_t
 metrics_order(const struct row *order[NROWS])
@@ -777,6 +780,8 @@ bc_stats_render_metrics(const struct bc_stats *st,
 			    w->kind == ROW_COUNTER ? (double)row_count(st, w) :
 			    (double)row_gauge(st, w));
 	}
+	/* the values that are no field of the table: settings, figures
+	 * computed now, the cache's counters (cache/store.h) */
 #define C(n, h, v) if (r == BC_OK) r = metric(out, n, "counter", h, (double)(v))
 #define G(n, h, v) if (r == BC_OK) r = metric(out, n, "gauge", h, (double)(v))
 	G("jobs", "Compile slots (--jobs).", st->max_kids);
