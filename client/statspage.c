@@ -143,8 +143,8 @@ bc_statspage_cache_metrics(const void *page, size_t n,
 		for (sp = len, k = 0; k < len; k++)
 			if (bc_buf_at(&line, k) == ' ')
 				sp = k;
-		if (sp == len)
-			continue;
+		if (sp == len || sp == 0)
+			continue;	/* no value, or no name */
 		bc_buf_view(&name, bc_buf_ptr(&line), sp);
 		(void)bc_buf_skip(&line, sp + 1);
 		if (take_prefix(&name, REASON_PREFIX)) {

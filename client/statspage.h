@@ -30,7 +30,8 @@ void bc_statspage_parse(const void *page, size_t n, struct bc_strv *keys,
 /*
  * The cache counters of a /metrics page: "boltccd_cache_<name>[_total]
  * VALUE" lines (VALUE after the last space) become name -> VALUE, and
- * boltccd_cache_uncacheable_total{reason="R"} becomes "uncacheable:R".
+ * boltccd_cache_uncacheable_total{reason="R"} becomes "uncacheable:R";
+ * a line with no space, or no name after the prefix, is skipped.
  * Returns 1 if a counter other than the reasons was found (the host has
  * a cache), else 0.
  */

@@ -464,6 +464,7 @@ START_TEST(statspage_text_and_metrics)
 	    "boltccd_cache_uncacheable_total{reason=\"a b\"} 2\n"
 	    "boltccd_cache_uncacheable_total{reason=\"open 3\n"
 	    "boltccd_cache_entries\nboltccd_jobs 2\nxboltccd_cache_y 1\n"
+	    "boltccd_cache_ 5\n"
 	    "boltccd_cache_max_bytes 1e3";
 	static const char reason_only[] =
 	    "boltccd_cache_uncacheable_total{reason=\"r\"} 1\n";
