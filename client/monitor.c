@@ -26,6 +26,7 @@
 #include "client/binstate.h"
 #include "client/hostsel.h"
 #include "client/monitor.h"
+#include "client/statspage.h"
 #include "common/err.h"
 #include "common/exitcode.h"
 #include "common/io.h"
@@ -179,19 +180,18 @@ bc_monitor_parse_json(struct bc_mon_host *h, const void *p, size_t n,
 static void
 parse_distccd(struct bc_mon_host *h, const char *body, size_t n)
 {
-	char *text = xstrndup(body, n), *p;
-	long long v;
+	struct bc_strv keys = BC_STRV_INIT, vals = BC_STRV_INIT;
+	double v;
 
-	if ((p = strstr(text, "\ndcc_max_kids ")) != NULL &&
-	    sscanf(p + 14, "%lld", &v) == 1)
+	bc_statspage_parse(body, n, &keys, &vals);
+	if (bc_statspage_num(&keys, &vals, "dcc_max_kids", &v))
 		h->slots = (int)v;
-	if ((p = strstr(text, "\ndcc_compile_ok ")) != NULL &&
-	    sscanf(p + 16, "%lld", &v) == 1)
-		h->done = (double)v;
-	if ((p = strstr(text, "\ndcc_num_compiles1 ")) != NULL &&
-	    sscanf(p + 19, "%lld", &v) == 1)
-		h->jobs_per_sec = (double)v / 60.0;
-	free(text);
+	if (bc_statspage_num(&keys, &vals, "dcc_compile_ok", &v))
+		h->done = v;
+	if (bc_statspage_num(&keys, &vals, "dcc_num_compiles1", &v))
+		h->jobs_per_sec = v / 60.0;
+	bc_strv_free(&keys);
+	bc_strv_free(&vals);
 }
 
 static void
@@ -558,96 +558,117 @@ bc_monitor_render(const struct bc_farm *farm, int width, int height,
 /* --------------------------------------------------------------------- */
 /* JSON for the web page */
 
-static int
-put_series(struct bc_buf *out, const char *name, const double *s)
+static void
+put_series(struct bc_jsonw *w, const char *name, const double *s)
 {
-	int i, r = bc_buf_putf(out, ",\"%s\":[", name);
+	int i;
 
-	for (i = 0; r == BC_OK && i < BC_MON_HISTORY; i++)
-		r = bc_buf_putf(out, "%s%.0f", i > 0 ? "," : "", s[i]);
-	return r == BC_OK ? bc_buf_put_u8(out, ']') : r;
+	bc_jsonw_key(w, name);
+	bc_jsonw_arr(w);
+	for (i = 0; i < BC_MON_HISTORY; i++)
+		bc_jsonw_fixed(w, s[i], 0);
+	bc_jsonw_arr_end(w);
 }
 
-static int
-put_job_json(struct bc_buf *out, const struct bc_mon_job *j, int first)
+static void
+put_str(struct bc_jsonw *w, const char *key, const char *v)
 {
-	int r = bc_buf_putf(out, "%s{\"seconds\":%.1f,\"state\":",
-	    first ? "" : ",", j->secs);
-
-	if (r == BC_OK)
-		r = bc_json_put_str(out, j->state);
-	if (r == BC_OK && (r = bc_buf_put_str(out, ",\"mode\":")) == BC_OK)
-		r = bc_json_put_str(out, j->mode);
-	if (r == BC_OK && (r = bc_buf_put_str(out, ",\"client\":")) == BC_OK)
-		r = bc_json_put_str(out, j->client);
-	if (r == BC_OK && (r = bc_buf_put_str(out, ",\"compiler\":")) ==
-	    BC_OK)
-		r = bc_json_put_str(out, j->compiler);
-	if (r == BC_OK && (r = bc_buf_put_str(out, ",\"file\":")) == BC_OK)
-		r = bc_json_put_str(out, j->file);
-	return r == BC_OK ? bc_buf_put_u8(out, '}') : r;
+	bc_jsonw_key(w, key);
+	bc_jsonw_str(w, v);
 }
 
-static int
-put_host_json(struct bc_buf *out, const struct bc_mon_host *h, int first)
+static void
+put_num(struct bc_jsonw *w, const char *key, double v, int decimals)
+{
+	bc_jsonw_key(w, key);
+	bc_jsonw_fixed(w, v, decimals);
+}
+
+static void
+put_int(struct bc_jsonw *w, const char *key, long long v)
+{
+	bc_jsonw_key(w, key);
+	bc_jsonw_int(w, v);
+}
+
+static void
+put_job_json(struct bc_jsonw *w, const struct bc_mon_job *j)
+{
+	bc_jsonw_obj(w);
+	put_num(w, "seconds", j->secs, 1);
+	put_str(w, "state", j->state);
+	put_str(w, "mode", j->mode);
+	put_str(w, "client", j->client);
+	put_str(w, "compiler", j->compiler);
+	put_str(w, "file", j->file);
+	bc_jsonw_obj_end(w);
+}
+
+static void
+put_host_json(struct bc_jsonw *w, const struct bc_mon_host *h)
 {
 	size_t k;
-	int r = bc_buf_putf(out, "%s{\"host\":", first ? "" : ",");
 
-	if (r == BC_OK)
-		r = bc_json_put_str(out, h->spec);
-	if (r == BC_OK)
-		r = bc_buf_putf(out, ",\"state\":\"%s\",\"reachable\":%s,"
-		    "\"why\":", state_name(h->state), h->reachable ? "true" :
-		    "false");
-	if (r == BC_OK)
-		r = bc_json_put_str(out, h->why);
-	if (r == BC_OK)
-		r = bc_buf_putf(out, ",\"backoff_until\":%lld,\"slots\":%d,"
-		    "\"running\":%d,\"queued\":%d,\"done\":%.0f,"
-		    "\"jobs_per_second\":%.2f,\"cache\":%s,\"hits\":%.0f,"
-		    "\"misses\":%.0f,\"time_saved_seconds\":%.1f,"
-		    "\"entries\":%.0f,\"stored_bytes\":%.0f,\"step_seconds\":%d",
-		    (long long)h->backoff_until, h->slots, h->running,
-		    h->queued, h->done, h->jobs_per_sec,
-		    h->cache ? "true" : "false", h->hits, h->misses,
-		    h->saved_s, h->entries, h->bytes, h->step_s);
-	if (r == BC_OK)
-		r = put_series(out, "history_done", h->hist_done);
-	if (r == BC_OK)
-		r = put_series(out, "history_hits", h->hist_hits);
-	if (r == BC_OK)
-		r = put_series(out, "history_misses", h->hist_misses);
-	if (r == BC_OK)
-		r = bc_buf_put_str(out, ",\"jobs\":[");
-	for (k = 0; r == BC_OK && k < h->njob; k++)
-		r = put_job_json(out, &h->job[k], k == 0);
-	return r == BC_OK ? bc_buf_put_str(out, "]}") : r;
+	bc_jsonw_obj(w);
+	put_str(w, "host", h->spec);
+	put_str(w, "state", state_name(h->state));
+	bc_jsonw_key(w, "reachable");
+	bc_jsonw_bool(w, h->reachable);
+	put_str(w, "why", h->why);
+	put_int(w, "backoff_until", (long long)h->backoff_until);
+	put_int(w, "slots", h->slots);
+	put_int(w, "running", h->running);
+	put_int(w, "queued", h->queued);
+	put_num(w, "done", h->done, 0);
+	put_num(w, "jobs_per_second", h->jobs_per_sec, 2);
+	bc_jsonw_key(w, "cache");
+	bc_jsonw_bool(w, h->cache);
+	put_num(w, "hits", h->hits, 0);
+	put_num(w, "misses", h->misses, 0);
+	put_num(w, "time_saved_seconds", h->saved_s, 1);
+	put_num(w, "entries", h->entries, 0);
+	put_num(w, "stored_bytes", h->bytes, 0);
+	put_int(w, "step_seconds", h->step_s);
+	put_series(w, "history_done", h->hist_done);
+	put_series(w, "history_hits", h->hist_hits);
+	put_series(w, "history_misses", h->hist_misses);
+	bc_jsonw_key(w, "jobs");
+	bc_jsonw_arr(w);
+	for (k = 0; k < h->njob; k++)
+		put_job_json(w, &h->job[k]);
+	bc_jsonw_arr_end(w);
+	bc_jsonw_obj_end(w);
 }
 
 int
 bc_monitor_render_json(const struct bc_farm *farm, struct bc_buf *out)
 {
+	struct bc_jsonw w;
 	size_t i;
-	int r = bc_buf_putf(out, "{\"time\":%lld,\"history_points\":%d,"
-	    "\"hosts\":[", (long long)farm->at, BC_MON_HISTORY);
 
-	for (i = 0; r == BC_OK && i < farm->n; i++)
-		r = put_host_json(out, &farm->host[i], i == 0);
-	if (r == BC_OK)
-		r = bc_buf_put_str(out, "],\"this_machine\":[");
-	for (i = 0; r == BC_OK && i < farm->nmine; i++) {
-		r = bc_buf_putf(out, "%s{\"pid\":%ld,\"file\":", i > 0 ? "," :
-		    "", farm->mine[i].pid);
-		if (r == BC_OK)
-			r = bc_json_put_str(out, farm->mine[i].file);
-		if (r == BC_OK && (r = bc_buf_put_str(out, ",\"host\":")) ==
-		    BC_OK)
-			r = bc_json_put_str(out, farm->mine[i].host);
-		if (r == BC_OK)
-			r = bc_buf_put_u8(out, '}');
+	bc_jsonw_init(&w, out);
+	bc_jsonw_obj(&w);
+	put_int(&w, "time", (long long)farm->at);
+	put_int(&w, "history_points", BC_MON_HISTORY);
+	bc_jsonw_key(&w, "hosts");
+	bc_jsonw_arr(&w);
+	for (i = 0; i < farm->n; i++)
+		put_host_json(&w, &farm->host[i]);
+	bc_jsonw_arr_end(&w);
+	bc_jsonw_key(&w, "this_machine");
+	bc_jsonw_arr(&w);
+	for (i = 0; i < farm->nmine; i++) {
+		bc_jsonw_obj(&w);
+		put_int(&w, "pid", farm->mine[i].pid);
+		put_str(&w, "file", farm->mine[i].file);
+		put_str(&w, "host", farm->mine[i].host);
+		bc_jsonw_obj_end(&w);
 	}
-	return r == BC_OK ? bc_buf_put_str(out, "]}\n") : r;
+	bc_jsonw_arr_end(&w);
+	bc_jsonw_obj_end(&w);
+	if (bc_jsonw_end(&w) != BC_OK)
+		return bc_jsonw_end(&w);
+	return bc_buf_put_u8(out, '\n');
 }
 
 /* --------------------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include "common/io.h"
 #include "common/json.h"
 #include "common/util.h"
+#include "client/statspage.h"
 #include "client/statsview.h"
 
 #define STATSVIEW_MAX_PAGE (64 * 1024)
@@ -451,96 +452,6 @@ struct host_stats {
 	struct bc_strv ckeys, cvals;	/* cache counters */
 };
 
-/* Parse "key value" lines of a stats page (between the distccstats tags
- * if present) into keys/vals. */
-static void
-parse_stats_page(const struct bc_buf *page, struct bc_strv *keys,
-    struct bc_strv *vals)
-{
-	char *text = xstrndup((const char *)bc_buf_data(page),
-	    bc_buf_len(page));
-	char *body = strstr(text, "\r\n\r\n");
-	char *p, *end;
-
-	if (body != NULL)
-		body += 4;
-	else if ((body = strstr(text, "\n\n")) != NULL)
-		body += 2;
-	else
-		body = text;
-	p = strstr(body, "<distccstats>");
-	if (p != NULL)
-		body = p + strlen("<distccstats>");
-	end = strstr(body, "</distccstats>");
-	if (end != NULL)
-		*end = '\0';
-	for (p = body; p != NULL && *p != '\0';) {
-		char *nl = strchr(p, '\n');
-		char *sp;
-
-		if (nl != NULL)
-			*nl = '\0';
-		if (nl != NULL && nl > p && nl[-1] == '\r')
-			nl[-1] = '\0';
-		sp = strchr(p, ' ');
-		if (sp != NULL && sp > p) {
-			*sp = '\0';
-			bc_strv_push(keys, p);
-			bc_strv_push(vals, sp + 1);
-		}
-		p = nl != NULL ? nl + 1 : NULL;
-	}
-	free(text);
-}
-
-/* The cache counters of a host, from its /metrics page (boltccd only):
- * "boltccd_cache_<name>[_total] value" lines become name -> value. */
-static int
-parse_cache_metrics(const struct bc_buf *page, struct bc_strv *keys,
-    struct bc_strv *vals)
-{
-	char *text = xstrndup((const char *)bc_buf_data(page),
-	    bc_buf_len(page));
-	char *p, *nl;
-	int found = 0;
-
-	for (p = text; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-		char *sp, *name;
-		size_t n;
-
-		nl = strchr(p, '\n');
-		if (nl != NULL)
-			*nl = '\0';
-		if (!bc_str_has_prefix(p, "boltccd_cache_"))
-			continue;
-		sp = strrchr(p, ' ');
-		if (sp == NULL)
-			continue;
-		*sp = '\0';
-		name = p + strlen("boltccd_cache_");
-		if (bc_str_has_prefix(name, "uncacheable_total{reason=\"")) {
-			char *r0 = name + strlen("uncacheable_total{reason=\"");
-			char *q = strchr(r0, '"');
-
-			if (q == NULL)
-				continue;
-			*q = '\0';
-			name = xasprintf("uncacheable:%s", r0);
-			bc_strv_push_owned(keys, name);
-			bc_strv_push(vals, sp + 1);
-			continue;
-		}
-		n = strlen(name);
-		if (n > 6 && strcmp(name + n - 6, "_total") == 0)
-			name[n - 6] = '\0';
-		bc_strv_push(keys, name);
-		bc_strv_push(vals, sp + 1);
-		found = 1;
-	}
-	free(text);
-	return found;
-}
-
 static void
 host_fetch(const struct bc_cconf *cfg, const struct bc_host *h,
     struct host_stats *hs)
@@ -556,7 +467,8 @@ host_fetch(const struct bc_cconf *cfg, const struct bc_host *h,
 	if (bc_io_http_get(h->name, hs->port, "/", STATSVIEW_TIMEOUT_MS, &page,
 	    hs->err) == BC_OK) {
 		hs->ok = 1;
-		parse_stats_page(&page, &hs->keys, &hs->vals);
+		bc_statspage_parse(bc_buf_data(&page), bc_buf_len(&page),
+		    &hs->keys, &hs->vals);
 	}
 	bc_buf_free(&page);
 	if (!hs->ok)
@@ -564,7 +476,8 @@ host_fetch(const struct bc_cconf *cfg, const struct bc_host *h,
 	bc_buf_init(&page, STATSVIEW_MAX_PAGE);
 	if (bc_io_http_get(h->name, hs->port, "/metrics", STATSVIEW_TIMEOUT_MS,
 	    &page, NULL) == BC_OK)
-		hs->cache = parse_cache_metrics(&page, &hs->ckeys, &hs->cvals);
+		hs->cache = bc_statspage_cache_metrics(bc_buf_data(&page),
+		    bc_buf_len(&page), &hs->ckeys, &hs->cvals);
 	bc_buf_free(&page);
 }
 
@@ -581,12 +494,10 @@ static double
 kv_num(const struct bc_strv *keys, const struct bc_strv *vals,
     const char *name)
 {
-	size_t i;
+	double v = 0;
 
-	for (i = 0; i < keys->n; i++)
-		if (strcmp(keys->v[i], name) == 0)
-			return strtod(vals->v[i], NULL);
-	return 0;
+	(void)bc_statspage_num(keys, vals, name, &v);
+	return v;
 }
 
 static void

@@ -1,6 +1,6 @@
 /*
- * json.c - JSON strings from any bytes, the JSON number grammar, and a
- * bounded reader of JSON documents (see json.h).
+ * json.c - JSON strings from any bytes, the JSON number grammar, a
+ * writer of JSON documents, and a bounded reader of them (see json.h).
  *
  * The reader is a recursive-descent parser over a bc_buf view: every
  * byte is taken with bc_buf_peek/bc_buf_skip, so no read can pass the
@@ -176,6 +176,159 @@ bc_json_is_number(const char *s)
 		p = q;
 	}
 	return *p == '\0';
+}
+
+/* ------------------------------------------------------------------ */
+/* the writer */
+
+void
+bc_jsonw_init(struct bc_jsonw *w, struct bc_buf *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->r = BC_OK;
+}
+
+/* Before a value: 1 if it may be written, after the comma that follows
+ * a sibling in an array; in an object the key wrote the comma. */
+static int
+jsonw_value(struct bc_jsonw *w)
+{
+	if (w->r != BC_OK)
+		return 0;
+	if (w->key) {
+		w->key = 0;
+		return 1;
+	}
+	if (w->depth > 0 && w->obj[w->depth - 1]) {
+		w->r = BC_ERR_INVAL;	/* a value where a key belongs */
+		return 0;
+	}
+	if (w->depth > 0 && w->some[w->depth - 1])
+		w->r = bc_buf_put_u8(w->out, ',');
+	if (w->depth > 0)
+		w->some[w->depth - 1] = 1;
+	return w->r == BC_OK;
+}
+
+static void
+jsonw_open(struct bc_jsonw *w, char c)
+{
+	if (!jsonw_value(w))
+		return;
+	if (w->depth == BC_JSONW_DEPTH) {
+		w->r = BC_ERR_INVAL;
+		return;
+	}
+	w->obj[w->depth] = c == '{';
+	w->some[w->depth++] = 0;
+	w->r = bc_buf_put_u8(w->out, (uint8_t)c);
+}
+
+static void
+jsonw_close(struct bc_jsonw *w, char c)
+{
+	if (w->r != BC_OK)
+		return;
+	if (w->depth == 0 || w->key || w->obj[w->depth - 1] != (c == '}')) {
+		w->r = BC_ERR_INVAL;
+		return;
+	}
+	w->depth--;
+	w->r = bc_buf_put_u8(w->out, (uint8_t)c);
+}
+
+void
+bc_jsonw_obj(struct bc_jsonw *w)
+{
+	jsonw_open(w, '{');
+}
+
+void
+bc_jsonw_obj_end(struct bc_jsonw *w)
+{
+	jsonw_close(w, '}');
+}
+
+void
+bc_jsonw_arr(struct bc_jsonw *w)
+{
+	jsonw_open(w, '[');
+}
+
+void
+bc_jsonw_arr_end(struct bc_jsonw *w)
+{
+	jsonw_close(w, ']');
+}
+
+void
+bc_jsonw_key(struct bc_jsonw *w, const char *key)
+{
+	if (w->r != BC_OK)
+		return;
+	if (w->depth == 0 || !w->obj[w->depth - 1] || w->key) {
+		w->r = BC_ERR_INVAL;
+		return;
+	}
+	if (w->some[w->depth - 1])
+		w->r = bc_buf_put_u8(w->out, ',');
+	w->some[w->depth - 1] = 1;
+	if (w->r == BC_OK)
+		w->r = bc_json_put_str(w->out, key);
+	if (w->r == BC_OK)
+		w->r = bc_buf_put_u8(w->out, ':');
+	w->key = 1;
+}
+
+void
+bc_jsonw_str(struct bc_jsonw *w, const char *s)
+{
+	if (jsonw_value(w))
+		w->r = bc_json_put_str(w->out, s);
+}
+
+void
+bc_jsonw_int(struct bc_jsonw *w, long long v)
+{
+	if (jsonw_value(w))
+		w->r = bc_buf_putf(w->out, "%lld", v);
+}
+
+void
+bc_jsonw_uint(struct bc_jsonw *w, unsigned long long v)
+{
+	if (jsonw_value(w))
+		w->r = bc_buf_putf(w->out, "%llu", v);
+}
+
+void
+bc_jsonw_fixed(struct bc_jsonw *w, double v, int decimals)
+{
+	if (jsonw_value(w))
+		w->r = bc_buf_putf(w->out, "%.*f", decimals, v);
+}
+
+void
+bc_jsonw_bool(struct bc_jsonw *w, int v)
+{
+	if (jsonw_value(w))
+		w->r = bc_buf_put_str(w->out, v ? "true" : "false");
+}
+
+void
+bc_jsonw_null(struct bc_jsonw *w)
+{
+	if (jsonw_value(w))
+		w->r = bc_buf_put_str(w->out, "null");
+}
+
+int
+bc_jsonw_end(const struct bc_jsonw *w)
+{
+	if (w->r == BC_OK && (w->depth != 0 || w->key))
+		return BC_ERR_INVAL;	/* a container or a key left open */
+	return w->r;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,8 @@
 /*
  * json.h - JSON text for what boltcc and boltccd print: a string from any
- * bytes, and whether a value read from a peer is a JSON number; and a
- * reader for the JSON that boltccd's stats port serves (the monitor).
+ * bytes, whether a value read from a peer is a JSON number, a writer of
+ * whole documents (commas handled); and a reader for the JSON that
+ * boltccd's stats port serves (the monitor).
  *
  * Strings (RFC 8259 section 7): '"' and '\\' are escaped, and so are the
  * control characters U+0000-U+001F and U+007F (\n, \r and \t by name,
@@ -36,6 +37,56 @@ int bc_json_is_number(const char *s);
 /* The length of the valid UTF-8 sequence at s (n > 0 bytes left): 1 for
  * ASCII, 0 if the byte at s starts no valid sequence. */
 size_t bc_utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * The writer: a JSON document appended to a bc_buf, commas and the
+ * key/value colon written for the caller.  Errors are sticky: after the
+ * first failure (the buffer full: BC_ERR_LIMIT; nesting past
+ * BC_JSONW_DEPTH or a value where a key belongs: BC_ERR_INVAL) every
+ * call does nothing, and bc_jsonw_end returns it, so a writer calls
+ * bc_jsonw_* in a row and checks once.  Keys are written in the order of
+ * the calls.  Nothing is buffered: what a caller appends to the bc_buf
+ * itself between calls lands in place (the writer still thinks the
+ * container holds what it wrote).
+ *
+ *	struct bc_jsonw w;
+ *
+ *	bc_jsonw_init(&w, out);
+ *	bc_jsonw_obj(&w);
+ *	bc_jsonw_key(&w, "jobs");
+ *	bc_jsonw_int(&w, 4);
+ *	bc_jsonw_obj_end(&w);
+ *	return bc_jsonw_end(&w);		-> {"jobs":4}
+ */
+#define BC_JSONW_DEPTH 16
+
+struct bc_jsonw {
+	struct bc_buf *out;
+	int r;			/* BC_OK or the first error */
+	int depth;		/* containers open */
+	int key;		/* a key was written, its value is next */
+	unsigned char some[BC_JSONW_DEPTH];	/* per level: has a member */
+	unsigned char obj[BC_JSONW_DEPTH];	/* per level: an object */
+};
+
+void bc_jsonw_init(struct bc_jsonw *w, struct bc_buf *out);
+void bc_jsonw_obj(struct bc_jsonw *w);
+void bc_jsonw_obj_end(struct bc_jsonw *w);
+void bc_jsonw_arr(struct bc_jsonw *w);
+void bc_jsonw_arr_end(struct bc_jsonw *w);
+/* A member's name (escaped as bc_json_put_str does). */
+void bc_jsonw_key(struct bc_jsonw *w, const char *key);
+/* Values: a string from any bytes (NUL-terminated), integers, a number
+ * with a fixed count of decimals ("%.*f"), true/false, null. */
+void bc_jsonw_str(struct bc_jsonw *w, const char *s);
+void bc_jsonw_int(struct bc_jsonw *w, long long v);
+void bc_jsonw_uint(struct bc_jsonw *w, unsigned long long v);
+void bc_jsonw_fixed(struct bc_jsonw *w, double v, int decimals);
+void bc_jsonw_bool(struct bc_jsonw *w, int v);
+void bc_jsonw_null(struct bc_jsonw *w);
+/* BC_OK, or the first error (BC_ERR_INVAL also when a container or a
+ * key is still open). */
+int bc_jsonw_end(const struct bc_jsonw *w);
 
 /*
  * The reader: the document is parsed into a flat array of nodes (node 0

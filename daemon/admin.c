@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/http.h"
+#include "common/json.h"
 #include "common/limits.h"
 #include "common/util.h"
 #include "acl.h"
@@ -232,20 +233,15 @@ int
 bc_admin_error(int status, const char *why, struct bc_buf *out)
 {
 	struct bc_buf j = BC_BUF_INIT(4096);
-	int r = bc_buf_put_str(&j, "{\"error\":\"");
+	struct bc_jsonw w;
+	int r;
 
-	for (; r == BC_OK && *why != '\0'; why++) {
-		unsigned char c = (unsigned char)*why;
-
-		if (c == '"' || c == '\\')
-			r = bc_buf_putf(&j, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			r = bc_buf_putf(&j, "\\u%04x", c);
-		else
-			r = bc_buf_put_u8(&j, c);
-	}
-	if (r == BC_OK)
-		r = bc_buf_put_str(&j, "\"}");
+	bc_jsonw_init(&w, &j);
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "error");
+	bc_jsonw_str(&w, why);
+	bc_jsonw_obj_end(&w);
+	r = bc_jsonw_end(&w);
 	if (r == BC_OK)
 		r = bc_buf_put_u8(&j, '\0');
 	if (r == BC_OK)
@@ -254,29 +250,35 @@ bc_admin_error(int status, const char *why, struct bc_buf *out)
 	return r;
 }
 
-/* What the cache holds after an operation: ,"entries":N,... */
+/* What the cache holds after an operation: "entries":N,... */
 static void
-after_totals(struct bc_cache *c, char *out, size_t outlen)
+after_totals(struct bc_cache *c, struct bc_jsonw *w)
 {
 	struct bc_cache_stats s;
 
-	if (bc_cache_stats(c, &s, NULL) != BC_OK) {
-		out[0] = '\0';
+	if (bc_cache_stats(c, &s, NULL) != BC_OK)
 		return;
-	}
-	snprintf(out, outlen, ",\"entries\":%llu,\"stored_bytes\":%llu,"
-	    "\"limit_bytes\":%llu,\"limit_set\":%s",
-	    (unsigned long long)s.entries, (unsigned long long)s.stored_bytes,
-	    (unsigned long long)s.max_bytes, s.limit_set ? "true" : "false");
+	bc_jsonw_key(w, "entries");
+	bc_jsonw_uint(w, s.entries);
+	bc_jsonw_key(w, "stored_bytes");
+	bc_jsonw_uint(w, s.stored_bytes);
+	bc_jsonw_key(w, "limit_bytes");
+	bc_jsonw_uint(w, s.max_bytes);
+	bc_jsonw_key(w, "limit_set");
+	bc_jsonw_bool(w, s.limit_set);
 }
 
-/* The operation itself; its JSON into json. */
+/* The operation itself; its JSON appended to json. */
 static int
-exec_op(const struct bc_admin_req *rq, struct bc_cache *c, char *json,
-    size_t jlen, char *err)
+exec_op(const struct bc_admin_req *rq, struct bc_cache *c,
+    struct bc_buf *json, char *err)
 {
+	static const char *const name[] = {
+		[BC_ADMIN_CLEAR] = "clear", [BC_ADMIN_EVICT] = "evict",
+		[BC_ADMIN_LIMIT] = "limit", [BC_ADMIN_ZERO] = "zero",
+	};
+	struct bc_jsonw w;
 	uint64_t n = 0, freed = 0;
-	char tail[256];
 	int r;
 
 	switch (rq->op) {
@@ -291,30 +293,36 @@ exec_op(const struct bc_admin_req *rq, struct bc_cache *c, char *json,
 		r = bc_cache_set_limit(c, rq->size, &n, &freed, err);
 		break;
 	case BC_ADMIN_ZERO:
-		if ((r = bc_cache_zero(c, err)) == BC_OK)
-			snprintf(json, jlen, "{\"op\":\"zero\",\"zeroed_at\":"
-			    "%lld}", (long long)time(NULL));
-		return r;
+		r = bc_cache_zero(c, err);
+		break;
 	default:
 		return bc_seterr(err, BC_ERR_INVAL, "not a cache request");
 	}
 	if (r != BC_OK)
 		return r;
-	after_totals(c, tail, sizeof(tail));
-	if (rq->op == BC_ADMIN_CLEAR)
-		snprintf(json, jlen, "{\"op\":\"clear\",\"cleared_entries\":"
-		    "%llu,\"freed_bytes\":%llu%s}", (unsigned long long)n,
-		    (unsigned long long)freed, tail);
-	else if (rq->op == BC_ADMIN_EVICT)
-		snprintf(json, jlen, "{\"op\":\"evict\",\"older_than_sec\":"
-		    "%lld,\"evicted_entries\":%llu,\"freed_bytes\":%llu%s}",
-		    (long long)rq->age, (unsigned long long)n,
-		    (unsigned long long)freed, tail);
-	else
-		snprintf(json, jlen, "{\"op\":\"limit\",\"evicted_entries\":"
-		    "%llu,\"freed_bytes\":%llu%s}", (unsigned long long)n,
-		    (unsigned long long)freed, tail);
-	return BC_OK;
+	bc_jsonw_init(&w, json);
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "op");
+	bc_jsonw_str(&w, name[rq->op]);
+	if (rq->op == BC_ADMIN_ZERO) {
+		bc_jsonw_key(&w, "zeroed_at");
+		bc_jsonw_int(&w, (long long)time(NULL));
+	} else {
+		if (rq->op == BC_ADMIN_EVICT) {
+			bc_jsonw_key(&w, "older_than_sec");
+			bc_jsonw_int(&w, (long long)rq->age);
+		}
+		bc_jsonw_key(&w, rq->op == BC_ADMIN_CLEAR ?
+		    "cleared_entries" : "evicted_entries");
+		bc_jsonw_uint(&w, n);
+		bc_jsonw_key(&w, "freed_bytes");
+		bc_jsonw_uint(&w, freed);
+		after_totals(c, &w);
+	}
+	bc_jsonw_obj_end(&w);
+	if ((r = bc_jsonw_end(&w)) == BC_OK)
+		r = bc_buf_put_u8(json, '\0');
+	return r != BC_OK ? bc_seterr(err, r, "the answer does not fit") : r;
 }
 
 int
@@ -322,19 +330,21 @@ bc_admin_exec(const struct bc_admin_req *rq, const char *dir, uint64_t size,
     struct bc_buf *out)
 {
 	struct bc_cache *c;
-	char err[BC_ERRLEN], json[512];
+	struct bc_buf json = BC_BUF_INIT(4096);
+	char err[BC_ERRLEN];
 	int r;
 
 	if (dir == NULL)
 		return bc_admin_error(409, "this daemon has no cache "
 		    "(--no-cache)", out);
 	if ((r = bc_cache_open(dir, size, &c, err)) == BC_OK) {
-		r = exec_op(rq, c, json, sizeof(json), err);
+		r = exec_op(rq, c, &json, err);
 		bc_cache_close(c);
 	}
-	if (r != BC_OK)
-		return bc_admin_error(500, err, out);
-	return bc_admin_answer(200, json, out);
+	r = r != BC_OK ? bc_admin_error(500, err, out) :
+	    bc_admin_answer(200, (const char *)bc_buf_data(&json), out);
+	bc_buf_free(&json);
+	return r;
 }
 
 static void

@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/io.h"
+#include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/ident.h"
@@ -206,25 +207,35 @@ bc_ident_collect(struct bc_ident *id, const struct bc_policy *pol)
 		    id->sdk_build[0] != '\0' ? id->sdk_build : "unknown");
 }
 
-int
-bc_ident_render_json(const struct bc_ident *id, struct bc_buf *out)
+void
+bc_ident_render_json(const struct bc_ident *id, struct bc_jsonw *w)
 {
 	size_t i;
-	int r;
 
-	/* Every string was cleaned at collection: no quote, no backslash,
-	 * printable ASCII only. */
-	r = bc_buf_putf(out, ",\"compilers\":[");
-	for (i = 0; r == BC_OK && i < id->n; i++)
-		r = bc_buf_putf(out, "%s{\"name\":\"%s\",\"path\":\"%s\","
-		    "\"version\":\"%s\",\"identity\":\"%s\"}", i > 0 ? "," : "",
-		    id->c[i].name, id->c[i].path, id->c[i].version,
-		    id->c[i].identity);
-	if (r == BC_OK)
-		r = bc_buf_putf(out, "],\"xcode\":{\"version\":\"%s\","
-		    "\"build\":\"%s\",\"sdk_build\":\"%s\"}", id->xcode,
-		    id->xcode_build, id->sdk_build);
-	return r;
+	bc_jsonw_key(w, "compilers");
+	bc_jsonw_arr(w);
+	for (i = 0; i < id->n; i++) {
+		bc_jsonw_obj(w);
+		bc_jsonw_key(w, "name");
+		bc_jsonw_str(w, id->c[i].name);
+		bc_jsonw_key(w, "path");
+		bc_jsonw_str(w, id->c[i].path);
+		bc_jsonw_key(w, "version");
+		bc_jsonw_str(w, id->c[i].version);
+		bc_jsonw_key(w, "identity");
+		bc_jsonw_str(w, id->c[i].identity);
+		bc_jsonw_obj_end(w);
+	}
+	bc_jsonw_arr_end(w);
+	bc_jsonw_key(w, "xcode");
+	bc_jsonw_obj(w);
+	bc_jsonw_key(w, "version");
+	bc_jsonw_str(w, id->xcode);
+	bc_jsonw_key(w, "build");
+	bc_jsonw_str(w, id->xcode_build);
+	bc_jsonw_key(w, "sdk_build");
+	bc_jsonw_str(w, id->sdk_build);
+	bc_jsonw_obj_end(w);
 }
 
 int

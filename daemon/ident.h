@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "common/buf.h"
+#include "common/json.h"
 #include "daemon/policy.h"
 
 #define BC_IDENT_MAX	16
@@ -45,8 +46,8 @@ void bc_ident_collect(struct bc_ident *id, const struct bc_policy *pol);
  */
 void bc_ident_first_line(char *const argv[], char *out, size_t outlen);
 
-/* `,"compilers":[...],"xcode":{...}` appended to a JSON object. */
-int bc_ident_render_json(const struct bc_ident *id, struct bc_buf *out);
+/* "compilers":[...],"xcode":{...}: members of the object w is in. */
+void bc_ident_render_json(const struct bc_ident *id, struct bc_jsonw *w);
 /* Prometheus info metrics. */
 int bc_ident_render_metrics(const struct bc_ident *id, struct bc_buf *out);
 

@@ -4,9 +4,14 @@
  * The text page reproduces distccd 3.4's field names, order and LF line
  * endings (spec/vectors/stats-page.txt) so existing scrapers keep working;
  * JSON and Prometheus forms carry the same counters plus boltccd's own.
+ * The counters are one list, BC_STATS_COUNTERS (stats.h), which `rows`
+ * turns into a table every page walks; /stats.json is written with
+ * bc_jsonw.  tests/data/stats/ pins the three pages byte for byte.
  */
 #include "config.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +25,6 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "common/osdep.h"
-#include "common/util.h"
 #include "ident.h"
 #include "stats.h"
 
@@ -233,27 +237,86 @@ bc_stats_event(struct bc_stats *st, const struct bc_job_event *ev,
 	}
 }
 
-#define BASE_FIELDS(X) X(tcp_accept) X(rej_acl) X(rej_bad_req) \
-	X(rej_overload) X(compile_ok) X(compile_error) X(compile_timeout) \
-	X(cli_disconnect) X(other) X(hello) X(lookup_fast) X(hit_fast) \
-	X(intake_dropped) X(intake_expired)
+/* The list of stats.h as a table the pages walk. */
+enum { ROW_COUNTER, ROW_GAUGE };
+
+struct row {
+	int kind;		/* ROW_COUNTER (uint64_t), ROW_GAUGE (int) */
+	int page;		/* on distccd's text page (as key) */
+	const char *key;	/* /stats.json */
+	const char *metric;	/* /metrics, after "boltccd_"; NULL none */
+	const char *help;
+	size_t off;		/* in struct bc_stats */
+	size_t base;		/* in struct bc_stats_base (counters) */
+};
+
+#define ROW_C(f, page, key, metric, help) { ROW_COUNTER, page, key, \
+	metric, help, offsetof(struct bc_stats, f), \
+	offsetof(struct bc_stats_base, f) },
+#define ROW_G(f, key, metric, help) { ROW_GAUGE, 0, key, metric, help, \
+	offsetof(struct bc_stats, f), 0 },
+static const struct row rows[] = { BC_STATS_COUNTERS(ROW_C, ROW_G) };
+#undef ROW_C
+#undef ROW_G
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+static uint64_t *
+row_u64(struct bc_stats *st, const struct row *w)
+{
+	return (uint64_t *)(void *)((char *)st + w->off);
+}
+
+static uint64_t *
+row_base(struct bc_stats *st, const struct row *w)
+{
+	return (uint64_t *)(void *)((char *)&st->base + w->base);
+}
+
+/* A row's value: a counter's as a uint64_t, a gauge's as an int. */
+static uint64_t
+row_count(const struct bc_stats *st, const struct row *w)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)st + w->off, sizeof(v));
+	return v;
+}
+
+static int
+row_gauge(const struct bc_stats *st, const struct row *w)
+{
+	int v;
+
+	memcpy(&v, (const char *)st + w->off, sizeof(v));
+	return v;
+}
 
 void
 bc_stats_zero(struct bc_stats *st, int64_t unix_now)
 {
-#define X(f) st->base.f = st->f;
-	BASE_FIELDS(X)
-#undef X
+	size_t i;
+
+	for (i = 0; i < NROWS; i++)
+		if (rows[i].kind == ROW_COUNTER)
+			*row_base(st, &rows[i]) = *row_u64(st, &rows[i]);
 	st->zeroed_at = unix_now;
 }
 
 void
 bc_stats_since_zero(const struct bc_stats *st, struct bc_stats *out)
 {
+	size_t i;
+
 	*out = *st;
-#define X(f) out->f = st->f > st->base.f ? st->f - st->base.f : 0;
-	BASE_FIELDS(X)
-#undef X
+	for (i = 0; i < NROWS; i++) {
+		uint64_t v, b;
+
+		if (rows[i].kind != ROW_COUNTER)
+			continue;
+		v = *row_u64(out, &rows[i]);
+		b = *row_base(out, &rows[i]);
+		*row_u64(out, &rows[i]) = v > b ? v - b : 0;
+	}
 	if (st->cache_on)
 		bc_cache_stats_since(&st->cache, &st->cache_base, &out->cache);
 }
@@ -369,62 +432,51 @@ bc_stats_render_text(const struct bc_stats *st,
     struct bc_buf *out)
 {
 	char longest[4 * sizeof(st->longest_file)];
+	size_t i;
 	int r;
 
 	bc_log_escape(st->longest_file, strlen(st->longest_file), longest,
 	    sizeof(longest));
-	r = bc_buf_putf(out,
-	    "argv %s\n"
-	    "<distccstats>\n"
-	    "dcc_tcp_accept %llu\n"
-	    "dcc_rej_bad_req %llu\n"
-	    "dcc_rej_overload %llu\n"
-	    "dcc_compile_ok %llu\n"
-	    "dcc_compile_error %llu\n"
-	    "dcc_compile_timeout %llu\n"
-	    "dcc_cli_disconnect %llu\n"
-	    "dcc_other %llu\n"
-	    "dcc_longest_job %s\n"
-	    "dcc_longest_job_compiler %s\n"
-	    "dcc_longest_job_time_msecs %lld\n"
-	    "dcc_max_kids %d\n"
-	    "dcc_avg_kids1 %d\n"
-	    "dcc_avg_kids2 %d\n"
-	    "dcc_avg_kids3 %d\n"
-	    "dcc_current_load %ld\n"
-	    "dcc_load1 %.2f\n"
-	    "dcc_load2 %.2f\n"
-	    "dcc_load3 %.2f\n"
-	    "dcc_num_compiles1 %llu\n"
-	    "dcc_num_compiles2 %llu\n"
-	    "dcc_num_compiles3 %llu\n"
-	    "dcc_num_procstate_D %ld\n"
-	    "dcc_max_RSS %lld\n"
-	    "dcc_max_RSS_name (%s)\n"
-	    "dcc_io_rate -1\n"
-	    "dcc_free_space %lld MB\n"
-	    "</distccstats>\n",
-	    argv0,
-	    (unsigned long long)st->tcp_accept,
-	    (unsigned long long)st->rej_bad_req,
-	    (unsigned long long)st->rej_overload,
-	    (unsigned long long)st->compile_ok,
-	    (unsigned long long)st->compile_error,
-	    (unsigned long long)st->compile_timeout,
-	    (unsigned long long)st->cli_disconnect,
-	    (unsigned long long)st->other,
-	    longest, st->longest_compiler,
-	    (long long)st->longest_ms,
-	    st->max_kids,
-	    (int)st->avg_kids[0], (int)st->avg_kids[1], (int)st->avg_kids[2],
-	    sys->current_load,
-	    sys->load[0], sys->load[1], sys->load[2],
-	    (unsigned long long)bc_stats_recent(st, 60, now_ms),
-	    (unsigned long long)bc_stats_recent(st, 300, now_ms),
-	    (unsigned long long)bc_stats_recent(st, 900, now_ms),
-	    sys->procstate_d,
-	    (long long)st->max_rss_kb, st->max_rss_name,
-	    sys->free_mb);
+	r = bc_buf_putf(out, "argv %s\n<distccstats>\n", argv0);
+	for (i = 0; r == BC_OK && i < NROWS; i++)
+		if (rows[i].page)
+			r = bc_buf_putf(out, "%s %llu\n", rows[i].key,
+			    (unsigned long long)row_count(st, &rows[i]));
+	if (r == BC_OK)
+		r = bc_buf_putf(out,
+		    "dcc_longest_job %s\n"
+		    "dcc_longest_job_compiler %s\n"
+		    "dcc_longest_job_time_msecs %lld\n"
+		    "dcc_max_kids %d\n"
+		    "dcc_avg_kids1 %d\n"
+		    "dcc_avg_kids2 %d\n"
+		    "dcc_avg_kids3 %d\n"
+		    "dcc_current_load %ld\n"
+		    "dcc_load1 %.2f\n"
+		    "dcc_load2 %.2f\n"
+		    "dcc_load3 %.2f\n"
+		    "dcc_num_compiles1 %llu\n"
+		    "dcc_num_compiles2 %llu\n"
+		    "dcc_num_compiles3 %llu\n"
+		    "dcc_num_procstate_D %ld\n"
+		    "dcc_max_RSS %lld\n"
+		    "dcc_max_RSS_name (%s)\n"
+		    "dcc_io_rate -1\n"
+		    "dcc_free_space %lld MB\n"
+		    "</distccstats>\n",
+		    longest, st->longest_compiler,
+		    (long long)st->longest_ms,
+		    st->max_kids,
+		    (int)st->avg_kids[0], (int)st->avg_kids[1],
+		    (int)st->avg_kids[2],
+		    sys->current_load,
+		    sys->load[0], sys->load[1], sys->load[2],
+		    (unsigned long long)bc_stats_recent(st, 60, now_ms),
+		    (unsigned long long)bc_stats_recent(st, 300, now_ms),
+		    (unsigned long long)bc_stats_recent(st, 900, now_ms),
+		    sys->procstate_d,
+		    (long long)st->max_rss_kb, st->max_rss_name,
+		    sys->free_mb);
 	if (r == BC_OK)
 		r = render_jobs_text(st, now_ms, out);
 	return r;
@@ -439,61 +491,75 @@ hit_rate(const struct bc_cache_stats *c)
 	return n == 0 ? 0.0 : 100.0 * (double)c->hits / (double)n;
 }
 
-/* ,"cache":{...} (or "cache":null with the cache off). */
-static int
-render_cache_json(const struct bc_stats *st, struct bc_buf *out)
+/* "cache":{...} (or "cache":null with the cache off). */
+static void
+render_cache_json(const struct bc_stats *st, struct bc_jsonw *w)
 {
 	const struct bc_cache_stats *c = &st->cache;
+	int64_t now = (int64_t)time(NULL);
 	size_t i;
-	int r;
 
-	if (!st->cache_on)
-		return bc_buf_putf(out, ",\"cache\":null");
-	r = bc_buf_putf(out, ",\"cache\":{\"requests\":%llu,\"hits\":%llu,"
-	    "\"hits_other_checkout\":%llu,\"misses\":%llu,\"hit_rate\":%.1f,\"stores\":%llu,"
-	    "\"store_errors\":%llu,\"evictions\":%llu,\"corrupt\":%llu,"
-	    "\"identity_mismatch\":%llu,\"time_saved_ms\":%llu,"
-	    "\"entries\":%llu,\"stored_bytes\":%llu,\"max_bytes\":%llu,"
-	    "\"uncacheable\":%llu,\"uncacheable_by_reason\":{",
-	    (unsigned long long)c->requests, (unsigned long long)c->hits,
-	    (unsigned long long)c->hits_other_checkout,
-	    (unsigned long long)c->misses, hit_rate(c),
-	    (unsigned long long)c->stores,
-	    (unsigned long long)c->store_errors,
-	    (unsigned long long)c->evictions, (unsigned long long)c->corrupt,
-	    (unsigned long long)c->identity_mismatch,
-	    (unsigned long long)c->time_saved_ms,
-	    (unsigned long long)c->entries,
-	    (unsigned long long)c->stored_bytes,
-	    (unsigned long long)c->max_bytes,
-	    (unsigned long long)c->uncacheable);
-	for (i = 0; r == BC_OK && i < c->nreasons; i++) {
-		r = bc_buf_putf(out, "%s", i > 0 ? "," : "");
-		if (r == BC_OK)
-			r = bc_json_put_str(out, c->reasons[i].name);
-		if (r == BC_OK)
-			r = bc_buf_putf(out, ":%llu",
-			    (unsigned long long)c->reasons[i].value);
+	bc_jsonw_key(w, "cache");
+	if (!st->cache_on) {
+		bc_jsonw_null(w);
+		return;
 	}
-	if (r == BC_OK)
-		r = bc_buf_putf(out, "},\"limit_bytes\":%llu,\"limit_set\":%s,"
-		    "\"oldest_age_sec\":%lld,\"zeroed_at\":%lld}",
-		    (unsigned long long)c->max_bytes,
-		    c->limit_set ? "true" : "false",
-		    (long long)(c->entries > 0 && c->oldest_used > 0 &&
-		    (int64_t)time(NULL) > c->oldest_used ?
-		    (int64_t)time(NULL) - c->oldest_used : 0),
-		    (long long)c->zeroed_at);
-	return r;
+	bc_jsonw_obj(w);
+	bc_jsonw_key(w, "requests");
+	bc_jsonw_uint(w, c->requests);
+	bc_jsonw_key(w, "hits");
+	bc_jsonw_uint(w, c->hits);
+	bc_jsonw_key(w, "hits_other_checkout");
+	bc_jsonw_uint(w, c->hits_other_checkout);
+	bc_jsonw_key(w, "misses");
+	bc_jsonw_uint(w, c->misses);
+	bc_jsonw_key(w, "hit_rate");
+	bc_jsonw_fixed(w, hit_rate(c), 1);
+	bc_jsonw_key(w, "stores");
+	bc_jsonw_uint(w, c->stores);
+	bc_jsonw_key(w, "store_errors");
+	bc_jsonw_uint(w, c->store_errors);
+	bc_jsonw_key(w, "evictions");
+	bc_jsonw_uint(w, c->evictions);
+	bc_jsonw_key(w, "corrupt");
+	bc_jsonw_uint(w, c->corrupt);
+	bc_jsonw_key(w, "identity_mismatch");
+	bc_jsonw_uint(w, c->identity_mismatch);
+	bc_jsonw_key(w, "time_saved_ms");
+	bc_jsonw_uint(w, c->time_saved_ms);
+	bc_jsonw_key(w, "entries");
+	bc_jsonw_uint(w, c->entries);
+	bc_jsonw_key(w, "stored_bytes");
+	bc_jsonw_uint(w, c->stored_bytes);
+	bc_jsonw_key(w, "max_bytes");
+	bc_jsonw_uint(w, c->max_bytes);
+	bc_jsonw_key(w, "uncacheable");
+	bc_jsonw_uint(w, c->uncacheable);
+	bc_jsonw_key(w, "uncacheable_by_reason");
+	bc_jsonw_obj(w);
+	for (i = 0; i < c->nreasons; i++) {
+		bc_jsonw_key(w, c->reasons[i].name);
+		bc_jsonw_uint(w, c->reasons[i].value);
+	}
+	bc_jsonw_obj_end(w);
+	bc_jsonw_key(w, "limit_bytes");
+	bc_jsonw_uint(w, c->max_bytes);
+	bc_jsonw_key(w, "limit_set");
+	bc_jsonw_bool(w, c->limit_set);
+	bc_jsonw_key(w, "oldest_age_sec");
+	bc_jsonw_int(w, c->entries > 0 && c->oldest_used > 0 &&
+	    now > c->oldest_used ? now - c->oldest_used : 0);
+	bc_jsonw_key(w, "zeroed_at");
+	bc_jsonw_int(w, c->zeroed_at);
+	bc_jsonw_obj_end(w);
 }
 
-/* ,"active_jobs":[...]: one object per worker, oldest first. */
-static int
+/* "active_jobs":[...]: one object per worker, oldest first. */
+static void
 render_jobs_json(const struct bc_stats *st, int64_t now_ms,
-    struct bc_buf *out)
+    struct bc_jsonw *w)
 {
 	size_t i, k, *order = xcalloc(st->njob + 1, sizeof(*order));
-	int r = bc_buf_put_str(out, ",\"active_jobs\":[");
 
 	for (i = 0; i < st->njob; i++) {	/* insertion sort by start */
 		for (k = i; k > 0 &&
@@ -501,90 +567,107 @@ render_jobs_json(const struct bc_stats *st, int64_t now_ms,
 			order[k] = order[k - 1];
 		order[k] = i;
 	}
-	for (i = 0; r == BC_OK && i < st->njob; i++) {
+	bc_jsonw_key(w, "active_jobs");
+	bc_jsonw_arr(w);
+	for (i = 0; i < st->njob; i++) {
 		const struct bc_stats_job *j = &st->job[order[i]];
 
-		r = bc_buf_putf(out, "%s{\"pid\":%ld,\"state\":\"%s\","
-		    "\"mode\":\"%s\",\"seconds\":%.1f,"
-		    "\"compile_seconds\":%.1f,\"client\":", i > 0 ? "," : "",
-		    (long)j->pid, bc_stats_state_name(j->state),
-		    bc_stats_mode_name(j->mode),
-		    (double)(now_ms - j->start_ms) / 1000.0,
-		    j->slot_ms > 0 && j->state >= BC_JOB_COMPILING ?
-		    (double)(now_ms - j->slot_ms) / 1000.0 : 0.0);
-		if (r == BC_OK)
-			r = bc_json_put_str(out, j->peer);
-		if (r == BC_OK)
-			r = bc_buf_put_str(out, ",\"compiler\":");
-		if (r == BC_OK)
-			r = bc_json_put_str(out, j->compiler);
-		if (r == BC_OK)
-			r = bc_buf_put_str(out, ",\"file\":");
-		if (r == BC_OK)
-			r = bc_json_put_str(out, j->file);
-		if (r == BC_OK)
-			r = bc_buf_put_u8(out, '}');
+		bc_jsonw_obj(w);
+		bc_jsonw_key(w, "pid");
+		bc_jsonw_int(w, j->pid);
+		bc_jsonw_key(w, "state");
+		bc_jsonw_str(w, bc_stats_state_name(j->state));
+		bc_jsonw_key(w, "mode");
+		bc_jsonw_str(w, bc_stats_mode_name(j->mode));
+		bc_jsonw_key(w, "seconds");
+		bc_jsonw_fixed(w, (double)(now_ms - j->start_ms) / 1000.0, 1);
+		bc_jsonw_key(w, "compile_seconds");
+		bc_jsonw_fixed(w, j->slot_ms > 0 &&
+		    j->state >= BC_JOB_COMPILING ?
+		    (double)(now_ms - j->slot_ms) / 1000.0 : 0.0, 1);
+		bc_jsonw_key(w, "client");
+		bc_jsonw_str(w, j->peer);
+		bc_jsonw_key(w, "compiler");
+		bc_jsonw_str(w, j->compiler);
+		bc_jsonw_key(w, "file");
+		bc_jsonw_str(w, j->file);
+		bc_jsonw_obj_end(w);
 	}
+	bc_jsonw_arr_end(w);
 	free(order);
-	if (r == BC_OK)
-		r = bc_buf_put_u8(out, ']');
-	return r;
 }
 
 /* One history series: BC_STATS_HISTORY_STEPS sums of STEP seconds,
  * oldest first, the last one ending now. */
-static int
+static void
 render_series(const struct bc_stats *st, const uint32_t *ring,
-    const char *name, int64_t now_ms, struct bc_buf *out)
+    const char *name, int64_t now_ms, struct bc_jsonw *w)
 {
 	int64_t now_s = now_ms / 1000, from;
-	int i, r = bc_buf_putf(out, ",\"%s\":[", name);
+	int i;
 
-	for (i = BC_STATS_HISTORY_STEPS - 1; r == BC_OK && i >= 0; i--) {
+	bc_jsonw_key(w, name);
+	bc_jsonw_arr(w);
+	for (i = BC_STATS_HISTORY_STEPS - 1; i >= 0; i--) {
 		from = now_s - (int64_t)(i + 1) * BC_STATS_HISTORY_STEP + 1;
-		r = bc_buf_putf(out, "%s%llu",
-		    i == BC_STATS_HISTORY_STEPS - 1 ? "" : ",",
-		    (unsigned long long)ring_sum(st, ring, from,
+		bc_jsonw_uint(w, ring_sum(st, ring, from,
 		    from + BC_STATS_HISTORY_STEP - 1));
 	}
-	if (r == BC_OK)
-		r = bc_buf_put_u8(out, ']');
-	return r;
+	bc_jsonw_arr_end(w);
 }
 
 /*
- * ,"throughput":{...} over the last minute (a hit rate only when there
- * were lookups: null otherwise) and ,"history":{...} of the last 15
+ * "throughput":{...} over the last minute (a hit rate only when there
+ * were lookups: null otherwise) and "history":{...} of the last 15
  * minutes for the monitor's charts.
  */
-static int
+static void
 render_recent_json(const struct bc_stats *st, int64_t now_ms,
-    struct bc_buf *out)
+    struct bc_jsonw *w)
 {
 	int64_t now_s = now_ms / 1000;
 	uint64_t done = ring_sum(st, st->done_ring, now_s - 59, now_s);
 	uint64_t hits = ring_sum(st, st->hit_ring, now_s - 59, now_s);
 	uint64_t misses = ring_sum(st, st->miss_ring, now_s - 59, now_s);
-	int r = bc_buf_putf(out, ",\"throughput\":{\"jobs_per_second\":%.2f,"
-	    "\"hits\":%llu,\"misses\":%llu,\"hit_rate\":", (double)done /
-	    60.0, (unsigned long long)hits, (unsigned long long)misses);
 
-	if (r == BC_OK)
-		r = hits + misses > 0 ? bc_buf_putf(out, "%.1f}",
-		    100.0 * (double)hits / (double)(hits + misses)) :
-		    bc_buf_put_str(out, "null}");
-	if (r == BC_OK)
-		r = bc_buf_putf(out, ",\"history\":{\"step_seconds\":%d",
-		    BC_STATS_HISTORY_STEP);
-	if (r == BC_OK)
-		r = render_series(st, st->done_ring, "done", now_ms, out);
-	if (r == BC_OK)
-		r = render_series(st, st->hit_ring, "hits", now_ms, out);
-	if (r == BC_OK)
-		r = render_series(st, st->miss_ring, "misses", now_ms, out);
-	if (r == BC_OK)
-		r = bc_buf_put_u8(out, '}');
-	return r;
+	bc_jsonw_key(w, "throughput");
+	bc_jsonw_obj(w);
+	bc_jsonw_key(w, "jobs_per_second");
+	bc_jsonw_fixed(w, (double)done / 60.0, 2);
+	bc_jsonw_key(w, "hits");
+	bc_jsonw_uint(w, hits);
+	bc_jsonw_key(w, "misses");
+	bc_jsonw_uint(w, misses);
+	bc_jsonw_key(w, "hit_rate");
+	if (hits + misses > 0)
+		bc_jsonw_fixed(w, 100.0 * (double)hits /
+		    (double)(hits + misses), 1);
+	else
+		bc_jsonw_null(w);
+	bc_jsonw_obj_end(w);
+	bc_jsonw_key(w, "history");
+	bc_jsonw_obj(w);
+	bc_jsonw_key(w, "step_seconds");
+	bc_jsonw_int(w, BC_STATS_HISTORY_STEP);
+	render_series(st, st->done_ring, "done", now_ms, w);
+	render_series(st, st->hit_ring, "hits", now_ms, w);
+	render_series(st, st->miss_ring, "misses", now_ms, w);
+	bc_jsonw_obj_end(w);
+}
+
+/* A member of the top object, a number with a fixed count of decimals. */
+static void
+json_fixed(struct bc_jsonw *w, const char *key, double v, int decimals)
+{
+	bc_jsonw_key(w, key);
+	bc_jsonw_fixed(w, v, decimals);
+}
+
+static void
+json_int(struct bc_jsonw *w, const char *key, long long v)
+{
+	bc_jsonw_key(w, key);
+	bc_jsonw_int(w, v);
 }
 
 int
@@ -592,82 +675,61 @@ bc_stats_render_json(const struct bc_stats *st,
     const struct bc_stats_sys *sys, const char *version, int64_t now_ms,
     struct bc_buf *out)
 {
-	int r;
+	struct bc_jsonw w;
+	size_t i;
 
-	r = bc_buf_putf(out, "{\"version\":");
-	if (r == BC_OK)
-		r = bc_json_put_str(out, version);
-	if (r == BC_OK)
-		r = bc_buf_putf(out,
-		    ",\"jobs\":%d,\"queue\":%d,\"running\":%d,\"queued\":%d,"
-		    "\"uptime_sec\":%lld,"
-		    "\"dcc_tcp_accept\":%llu,\"dcc_rej_bad_req\":%llu,"
-		    "\"dcc_rej_overload\":%llu,\"dcc_rej_acl\":%llu,"
-		    "\"dcc_compile_ok\":%llu,"
-		    "\"dcc_compile_error\":%llu,\"dcc_compile_timeout\":%llu,"
-		    "\"dcc_cli_disconnect\":%llu,\"dcc_other\":%llu,"
-		    "\"hello\":%llu,\"lookup_fast\":%llu,\"hit_fast\":%llu,"
-		    "\"connections_reading\":%d,\"requests_waiting\":%d,"
-		    "\"connections_dropped\":%llu,\"requests_expired\":%llu,"
-		    "\"dcc_longest_job\":",
-		    st->max_kids, st->queue, st->running,
-		    st->workers > st->running ? st->workers - st->running : 0,
-		    (long long)((now_ms - st->start_ms) / 1000),
-		    (unsigned long long)st->tcp_accept,
-		    (unsigned long long)st->rej_bad_req,
-		    (unsigned long long)st->rej_overload,
-		    (unsigned long long)st->rej_acl,
-		    (unsigned long long)st->compile_ok,
-		    (unsigned long long)st->compile_error,
-		    (unsigned long long)st->compile_timeout,
-		    (unsigned long long)st->cli_disconnect,
-		    (unsigned long long)st->other,
-		    (unsigned long long)st->hello,
-		    (unsigned long long)st->lookup_fast,
-		    (unsigned long long)st->hit_fast,
-		    st->intake_reading, st->intake_waiting,
-		    (unsigned long long)st->intake_dropped,
-		    (unsigned long long)st->intake_expired);
-	if (r == BC_OK)
-		r = bc_json_put_str(out, st->longest_file);
-	if (r == BC_OK)
-		r = bc_buf_putf(out, ",\"dcc_longest_job_compiler\":");
-	if (r == BC_OK)
-		r = bc_json_put_str(out, st->longest_compiler);
-	if (r == BC_OK)
-		r = bc_buf_putf(out,
-		    ",\"dcc_longest_job_time_msecs\":%lld,\"dcc_max_kids\":%d,"
-		    "\"dcc_avg_kids1\":%.2f,\"dcc_avg_kids2\":%.2f,"
-		    "\"dcc_avg_kids3\":%.2f,\"dcc_current_load\":%ld,"
-		    "\"dcc_load1\":%.2f,\"dcc_load2\":%.2f,\"dcc_load3\":%.2f,"
-		    "\"dcc_num_compiles1\":%llu,\"dcc_num_compiles2\":%llu,"
-		    "\"dcc_num_compiles3\":%llu,\"dcc_num_procstate_D\":%ld,"
-		    "\"dcc_max_RSS\":%lld,\"dcc_max_RSS_name\":",
-		    (long long)st->longest_ms, st->max_kids,
-		    st->avg_kids[0], st->avg_kids[1], st->avg_kids[2],
-		    sys->current_load, sys->load[0], sys->load[1], sys->load[2],
-		    (unsigned long long)bc_stats_recent(st, 60, now_ms),
-		    (unsigned long long)bc_stats_recent(st, 300, now_ms),
-		    (unsigned long long)bc_stats_recent(st, 900, now_ms),
-		    sys->procstate_d, (long long)st->max_rss_kb);
-	if (r == BC_OK)
-		r = bc_json_put_str(out, st->max_rss_name);
-	if (r == BC_OK)
-		r = bc_buf_putf(out, ",\"zeroed_at\":%lld",
-		    (long long)st->zeroed_at);
-	if (r == BC_OK)
-		r = render_cache_json(st, out);
-	if (r == BC_OK)
-		r = render_jobs_json(st, now_ms, out);
-	if (r == BC_OK)
-		r = render_recent_json(st, now_ms, out);
-	if (r == BC_OK && st->ident != NULL)
-		r = bc_ident_render_json(st->ident, out);
-	if (r == BC_OK)
-		r = bc_buf_putf(out,
-		    ",\"dcc_io_rate\":-1,\"dcc_free_space_mb\":%lld}\n",
-		    sys->free_mb);
-	return r;
+	bc_jsonw_init(&w, out);
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "version");
+	bc_jsonw_str(&w, version);
+	json_int(&w, "jobs", st->max_kids);
+	json_int(&w, "queue", st->queue);
+	json_int(&w, "running", st->running);
+	json_int(&w, "queued",
+	    st->workers > st->running ? st->workers - st->running : 0);
+	json_int(&w, "uptime_sec", (now_ms - st->start_ms) / 1000);
+	for (i = 0; i < NROWS; i++) {
+		bc_jsonw_key(&w, rows[i].key);
+		if (rows[i].kind == ROW_COUNTER)
+			bc_jsonw_uint(&w, row_count(st, &rows[i]));
+		else
+			bc_jsonw_int(&w, row_gauge(st, &rows[i]));
+	}
+	bc_jsonw_key(&w, "dcc_longest_job");
+	bc_jsonw_str(&w, st->longest_file);
+	bc_jsonw_key(&w, "dcc_longest_job_compiler");
+	bc_jsonw_str(&w, st->longest_compiler);
+	json_int(&w, "dcc_longest_job_time_msecs", st->longest_ms);
+	json_int(&w, "dcc_max_kids", st->max_kids);
+	json_fixed(&w, "dcc_avg_kids1", st->avg_kids[0], 2);
+	json_fixed(&w, "dcc_avg_kids2", st->avg_kids[1], 2);
+	json_fixed(&w, "dcc_avg_kids3", st->avg_kids[2], 2);
+	json_int(&w, "dcc_current_load", sys->current_load);
+	json_fixed(&w, "dcc_load1", sys->load[0], 2);
+	json_fixed(&w, "dcc_load2", sys->load[1], 2);
+	json_fixed(&w, "dcc_load3", sys->load[2], 2);
+	bc_jsonw_key(&w, "dcc_num_compiles1");
+	bc_jsonw_uint(&w, bc_stats_recent(st, 60, now_ms));
+	bc_jsonw_key(&w, "dcc_num_compiles2");
+	bc_jsonw_uint(&w, bc_stats_recent(st, 300, now_ms));
+	bc_jsonw_key(&w, "dcc_num_compiles3");
+	bc_jsonw_uint(&w, bc_stats_recent(st, 900, now_ms));
+	json_int(&w, "dcc_num_procstate_D", sys->procstate_d);
+	json_int(&w, "dcc_max_RSS", st->max_rss_kb);
+	bc_jsonw_key(&w, "dcc_max_RSS_name");
+	bc_jsonw_str(&w, st->max_rss_name);
+	json_int(&w, "zeroed_at", st->zeroed_at);
+	render_cache_json(st, &w);
+	render_jobs_json(st, now_ms, &w);
+	render_recent_json(st, now_ms, &w);
+	if (st->ident != NULL)
+		bc_ident_render_json(st->ident, &w);
+	json_int(&w, "dcc_io_rate", -1);
+	json_int(&w, "dcc_free_space_mb", sys->free_mb);
+	bc_jsonw_obj_end(&w);
+	if (bc_jsonw_end(&w) != BC_OK)
+		return bc_jsonw_end(&w);
+	return bc_buf_put_u8(out, '\n');
 }
 
 static int
@@ -678,37 +740,50 @@ metric(struct bc_buf *out, const char *name, const char *type,
 	    "boltccd_%s %.17g\n", name, help, name, type, name, v);
 }
 
+/*
+ * The table's rows in /metrics' order (into order; their count is
+ * returned): the counters, then the gauges.  One exception:
+ * rejected_acl_total has been second since it came (the JSON has
+ * dcc_rej_acl after distccd's rejections), and stays there so that the
+ * page does not change.
+ */
+static size_t
+metrics_order(const struct row *order[NROWS])
+{
+	size_t acl = offsetof(struct bc_stats, rej_acl), n = 0, k;
+	int kind;
+
+	for (k = 0; k < NROWS; k++)
+		if (k == 0 || rows[k].off == acl)
+			order[n++] = &rows[k];
+	for (kind = ROW_COUNTER; kind <= ROW_GAUGE; kind++)
+		for (k = 1; k < NROWS; k++)
+			if (rows[k].kind == kind && rows[k].off != acl)
+				order[n++] = &rows[k];
+	return n;
+}
+
 int
 bc_stats_render_metrics(const struct bc_stats *st,
     const struct bc_stats_sys *sys, int64_t now_ms, struct bc_buf *out)
 {
+	const struct row *order[NROWS];
+	size_t i, nrows = metrics_order(order);
 	int r = BC_OK;
 
+	for (i = 0; r == BC_OK && i < nrows; i++) {
+		const struct row *w = order[i];
+
+		if (w->metric != NULL)
+			r = metric(out, w->metric, w->kind == ROW_COUNTER ?
+			    "counter" : "gauge", w->help,
+			    w->kind == ROW_COUNTER ? (double)row_count(st, w) :
+			    (double)row_gauge(st, w));
+	}
+	/* the values that are no field of the table: settings, figures
+	 * computed now, the cache's counters (cache/store.h) */
 #define C(n, h, v) if (r == BC_OK) r = metric(out, n, "counter", h, (double)(v))
 #define G(n, h, v) if (r == BC_OK) r = metric(out, n, "gauge", h, (double)(v))
-	C("tcp_accept_total", "Accepted job connections.", st->tcp_accept);
-	C("rejected_acl_total", "Connections denied by --allow.", st->rej_acl);
-	C("rejected_bad_request_total", "Requests with protocol errors.",
-	    st->rej_bad_req);
-	C("rejected_overload_total", "Connections refused: queue full.",
-	    st->rej_overload);
-	C("compile_ok_total", "Compiles that exited 0.", st->compile_ok);
-	C("compile_error_total", "Compiles that failed.", st->compile_error);
-	C("compile_timeout_total", "Compiles killed at --job-timeout.",
-	    st->compile_timeout);
-	C("client_disconnect_total", "Jobs whose client went away.",
-	    st->cli_disconnect);
-	C("other_total", "Jobs refused by policy or failed otherwise.",
-	    st->other);
-	C("connections_dropped_total", "Connections dropped before their "
-	    "request was whole: the most silent at a bound.",
-	    st->intake_dropped);
-	C("requests_expired_total", "Connections whose request was not "
-	    "whole by --request-timeout.", st->intake_expired);
-	G("connections_reading", "Connections whose request is not whole "
-	    "yet (no worker).", st->intake_reading);
-	G("requests_waiting", "Whole requests waiting for a worker.",
-	    st->intake_waiting);
 	G("jobs", "Compile slots (--jobs).", st->max_kids);
 	G("queue", "Queued connections allowed beyond --jobs (--queue).",
 	    st->queue);
@@ -727,7 +802,6 @@ bc_stats_render_metrics(const struct bc_stats *st,
 	    (double)(now_ms - st->start_ms) / 1000.0);
 	if (st->cache_on) {
 		const struct bc_cache_stats *c = &st->cache;
-		size_t i;
 
 		C("cache_requests_total", "Cache lookups and checked jobs.",
 		    c->requests);

@@ -106,24 +106,67 @@ struct bc_stats_job {
 #define BC_STATS_HISTORY_STEP 10	/* seconds per point of /stats.json's history */
 #define BC_STATS_HISTORY_STEPS (BC_STATS_WINDOW / BC_STATS_HISTORY_STEP)
 
+/*
+ * The daemon's counters, one line each; stats.c renders the pages from
+ * this list, so a new counter is a line here and its ++ where it
+ * happens.
+ *
+ *   C(field, page, key, metric, help): a counter, uint64_t field of
+ *	struct bc_stats, never going down; the text page and /stats.json
+ *	count from an operator's zero (struct bc_stats_base), /metrics
+ *	shows the total.  page: 1 if distccd's text page has it (as key;
+ *	the page is distccd's, a new counter never goes there).
+ *   G(field, key, metric, help): a gauge, int field, a value now.
+ *
+ * key is the /stats.json member, metric the /metrics name after
+ * "boltccd_" (NULL: not there), help its HELP line.  The order is
+ * /stats.json's and the text page's; /metrics lists counters, then
+ * gauges (stats.c, metrics_row, has the one exception).
+ */
+#define BC_STATS_COUNTERS(C, G) \
+	C(tcp_accept, 1, "dcc_tcp_accept", "tcp_accept_total", \
+	    "Accepted job connections.") \
+	C(rej_bad_req, 1, "dcc_rej_bad_req", "rejected_bad_request_total", \
+	    "Requests with protocol errors.") \
+	C(rej_overload, 1, "dcc_rej_overload", "rejected_overload_total", \
+	    "Connections refused: queue full.") \
+	C(rej_acl, 0, "dcc_rej_acl", "rejected_acl_total", \
+	    "Connections denied by --allow.") \
+	C(compile_ok, 1, "dcc_compile_ok", "compile_ok_total", \
+	    "Compiles that exited 0.") \
+	C(compile_error, 1, "dcc_compile_error", "compile_error_total", \
+	    "Compiles that failed.") \
+	C(compile_timeout, 1, "dcc_compile_timeout", "compile_timeout_total", \
+	    "Compiles killed at --job-timeout.") \
+	C(cli_disconnect, 1, "dcc_cli_disconnect", "client_disconnect_total", \
+	    "Jobs whose client went away.") \
+	C(other, 1, "dcc_other", "other_total", \
+	    "Jobs refused by policy or failed otherwise.") \
+	C(hello, 0, "hello", NULL, \
+	    "BOLT hellos and cache lookups (not jobs).") \
+	C(lookup_fast, 0, "lookup_fast", NULL, \
+	    "Lookups the parent answered itself (a miss, no worker).") \
+	C(hit_fast, 0, "hit_fast", NULL, \
+	    "Cache hits the parent served itself (no worker).") \
+	G(intake_reading, "connections_reading", "connections_reading", \
+	    "Connections whose request is not whole yet (no worker).") \
+	G(intake_waiting, "requests_waiting", "requests_waiting", \
+	    "Whole requests waiting for a worker.") \
+	C(intake_dropped, 0, "connections_dropped", \
+	    "connections_dropped_total", "Connections dropped before their " \
+	    "request was whole: the most silent at a bound.") \
+	C(intake_expired, 0, "requests_expired", "requests_expired_total", \
+	    "Connections whose request was not whole by --request-timeout.")
+
+/* struct fields from the list */
+#define BC_STATS_FIELD_C(f, page, key, metric, help) uint64_t f;
+#define BC_STATS_FIELD_G(f, key, metric, help) int f;
+#define BC_STATS_FIELD_NONE(f, key, metric, help)
+
 struct bc_stats {
-	uint64_t tcp_accept;
-	uint64_t rej_acl;	/* extra: denied by --allow (JSON/metrics) */
-	uint64_t rej_bad_req;
-	uint64_t rej_overload;
-	uint64_t compile_ok;
-	uint64_t compile_error;
-	uint64_t compile_timeout;
-	uint64_t cli_disconnect;
-	uint64_t other;
-	uint64_t hello;
-	uint64_t lookup_fast;	/* LOOKUP misses the parent answered (no worker) */
-	uint64_t hit_fast;	/* cache hits the parent served (no worker) */
-	/* connections before their request is whole (intake.h) */
-	uint64_t intake_dropped;	/* silent longest at a bound */
-	uint64_t intake_expired;	/* not whole by --request-timeout */
-	int intake_reading;		/* now: request not whole yet */
-	int intake_waiting;		/* now: whole, waiting for a worker */
+	/* the counters and gauges above (intake's: connections before
+	 * their request is whole, intake.h; set by the server) */
+	BC_STATS_COUNTERS(BC_STATS_FIELD_C, BC_STATS_FIELD_G)
 	int64_t longest_ms;
 	char longest_file[128];
 	char longest_compiler[64];
@@ -153,11 +196,7 @@ struct bc_stats {
 	 * pages show the difference; /metrics the totals), at zeroed_at
 	 * (unix seconds, 0 never) */
 	struct bc_stats_base {
-		uint64_t tcp_accept, rej_acl, rej_bad_req, rej_overload;
-		uint64_t compile_ok, compile_error, compile_timeout;
-		uint64_t cli_disconnect, other, hello, lookup_fast,
-		    hit_fast;
-		uint64_t intake_dropped, intake_expired;
+		BC_STATS_COUNTERS(BC_STATS_FIELD_C, BC_STATS_FIELD_NONE)
 	} base;
 	int64_t zeroed_at;
 	/* compiler identities (ident.h), set by the server; NULL = none */

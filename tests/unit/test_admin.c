@@ -208,13 +208,13 @@ START_TEST(admin_answers)
 	struct bc_buf out = BC_BUF_INIT(1 << 16);
 	const char *s;
 
-	ck_assert_int_eq(bc_admin_error(403, "a \"quoted\" \\ reason\n", &out),
-	    BC_OK);
+	ck_assert_int_eq(bc_admin_error(403, "a \"quoted\" \\ reason\n\x01"
+	    "caf\xc3\xa9\xff", &out), BC_OK);
 	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
 	s = (const char *)bc_buf_data(&out);
 	ck_assert(bc_str_has_prefix(s, "HTTP/1.0 403 Forbidden\n"));
 	ck_assert_ptr_nonnull(strstr(s, "\n\n{\"error\":\"a \\\"quoted\\\" "
-	    "\\\\ reason\\u000a\"}\n"));
+	    "\\\\ reason\\n\\u0001caf\xc3\xa9\\ufffd\"}\n"));
 	bc_buf_reset(&out);
 	ck_assert_int_eq(bc_admin_error(405, "use POST", &out), BC_OK);
 	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -900,6 +901,135 @@ START_TEST(stats_active_jobs)
 }
 END_TEST
 
+/*
+ * The three pages of one bc_stats with every counter set (each to a value
+ * of its own), a baseline from an operator's zero, the cache on with
+ * reasons, a job and some history, byte for byte against
+ * tests/data/stats/: what the daemon served before its counters became
+ * one table.  BOLTCC_STATS_PIN_WRITE=1 writes the files instead (after a
+ * deliberate change to a page; say why in the commit).
+ */
+static void
+pinned_stats(struct bc_stats *st, struct bc_stats_sys *sys, int64_t now)
+{
+	struct bc_job_event ev;
+	uint64_t *c[] = { &st->tcp_accept, &st->rej_acl, &st->rej_bad_req,
+	    &st->rej_overload, &st->compile_ok, &st->compile_error,
+	    &st->compile_timeout, &st->cli_disconnect, &st->other,
+	    &st->hello, &st->lookup_fast, &st->hit_fast,
+	    &st->intake_dropped, &st->intake_expired };
+	size_t i;
+
+	golden_stats(st, sys, now);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		*c[i] = 1000 + 37 * i;
+	bc_stats_zero(st, 1764000000);	/* 2025-11-24T16:00:00Z */
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		*c[i] += 3 + i;
+	st->base.other = st->other + 5;	/* a baseline above: shows 0 */
+	st->intake_reading = 3;
+	st->intake_waiting = 2;
+	st->running = 1;
+	st->workers = 4;
+	st->avg_kids[0] = 1.5;
+	st->avg_kids[1] = 0.75;
+	st->avg_kids[2] = 0.125;
+	st->cache_on = 1;
+	st->cache.requests = 50;
+	st->cache.hits = 30;
+	st->cache.misses = 20;
+	st->cache.stores = 18;
+	st->cache.store_errors = 1;
+	st->cache.evictions = 4;
+	st->cache.corrupt = 2;
+	st->cache.identity_mismatch = 3;
+	st->cache.time_saved_ms = 123456;
+	st->cache.hits_other_checkout = 7;
+	st->cache.uncacheable = 9;
+	st->cache.entries = 17;
+	st->cache.stored_bytes = 1 << 20;
+	st->cache.max_bytes = 1 << 30;
+	st->cache.limit_set = 1;
+	st->cache.zeroed_at = 1764000000;
+	st->cache.nreasons = 2;
+	snprintf(st->cache.reasons[0].name, sizeof(st->cache.reasons[0].name),
+	    "time-macro");
+	st->cache.reasons[0].value = 6;
+	snprintf(st->cache.reasons[1].name, sizeof(st->cache.reasons[1].name),
+	    "odd \"name\"\\");
+	st->cache.reasons[1].value = 3;
+	st->cache_base.hits = 10;
+	st->cache_base.requests = 15;
+	bc_stats_job_begin(st, 42, "10.0.0.1:999", now - 2500);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = BC_EV_JOB;
+	ev.pid = 42;
+	ev.mode = BC_MODE_BOLT;
+	snprintf(ev.compiler, sizeof(ev.compiler), "clang");
+	snprintf(ev.file, sizeof(ev.file), "x.c");
+	bc_stats_event(st, &ev, now - 2000);
+	ev.kind = BC_EV_SLOT_START;
+	bc_stats_event(st, &ev, now - 1000);
+	st->hit_ring[(now / 1000 - 1) % BC_STATS_WINDOW] = 4;
+	st->miss_ring[(now / 1000 - 15) % BC_STATS_WINDOW] = 1;
+	st->done_ring[(now / 1000 - 200) % BC_STATS_WINDOW] = 2;
+}
+
+static void
+pin_check(const char *name, const struct bc_buf *got)
+{
+	const char *src = getenv("BOLTCC_SRCDIR");
+	char *path = xasprintf("%s/tests/data/stats/%s",
+	    src != NULL ? src : ".", name);
+	struct bc_buf want = BC_BUF_INIT(1 << 20);
+	char err[BC_ERRLEN];
+	size_t i;
+
+	if (getenv("BOLTCC_STATS_PIN_WRITE") != NULL)
+		ck_assert_msg(bc_write_file_atomic(path, bc_buf_data(got),
+		    bc_buf_len(got), 0644, err) == BC_OK, "%s: %s", path, err);
+	ck_assert_msg(bc_read_file(path, 1 << 20, &want, err) == BC_OK,
+	    "%s: %s", path, err);
+	for (i = 0; i < bc_buf_len(&want) && i < bc_buf_len(got); i++)
+		if (bc_buf_data(&want)[i] != bc_buf_data(got)[i])
+			break;
+	ck_assert_msg(i == bc_buf_len(&want) && i == bc_buf_len(got),
+	    "%s: differs at byte %zu: ...%.60s", name, i,
+	    (const char *)bc_buf_data(got) + (i > 20 ? i - 20 : 0));
+	bc_buf_free(&want);
+	free(path);
+}
+
+START_TEST(stats_pages_pinned)
+{
+	static const struct {
+		const char *req, *file;
+	} page[] = {
+		{ "GET / HTTP/1.0\r\n\r\n", "page.txt" },
+		{ "GET /stats.json HTTP/1.0\r\n\r\n", "stats.json" },
+		{ "GET /metrics HTTP/1.0\r\n\r\n", "metrics.txt" },
+	};
+	struct bc_stats st;
+	struct bc_stats_sys sys;
+	struct bc_buf out = BC_BUF_INIT(1 << 20);
+	int64_t now = 1764000123456;
+	size_t i;
+
+	ck_assert_int_eq(setenv("TZ", "UTC0", 1), 0);
+	tzset();
+	pinned_stats(&st, &sys, now);
+	for (i = 0; i < sizeof(page) / sizeof(page[0]); i++) {
+		bc_buf_reset(&out);
+		ck_assert_int_eq(bc_stats_http_response(&st, &sys, "/usr/bin/"
+		    "boltccd", "9.8", page[i].req, strlen(page[i].req), now,
+		    &out), BC_OK);
+		pin_check(page[i].file, &out);
+	}
+	bc_buf_free(&out);
+	bc_stats_free(&st);
+}
+END_TEST
+
 /* A DIST request: argv a.c, then a DOTI of the given body bytes. */
 static void
 dist_request(struct bc_buf *b, int version, const char *doti, size_t n)
@@ -1724,6 +1854,7 @@ daemon_suite(void)
 	tcase_add_test(tc, stats_text_page);
 	tcase_add_test(tc, stats_json_metrics);
 	tcase_add_test(tc, stats_active_jobs);
+	tcase_add_test(tc, stats_pages_pinned);
 	tcase_add_test(tc, intake_whole_requests);
 	tcase_add_test(tc, stats_events);
 	tcase_add_test(tc, scratch_names);

@@ -139,6 +139,82 @@ static const char stats_page[] =
     "\"history\":{\"step_seconds\":10,\"done\":[1,2,3],\"hits\":[0,1,2],"
     "\"misses\":[1,0,0]}}";
 
+/* The writer: commas and colons where they belong, strings escaped,
+ * errors sticky, and what it writes reads back. */
+START_TEST(json_writer)
+{
+	struct bc_buf out = BC_BUF_INIT(4096), tiny = BC_BUF_INIT(8);
+	struct bc_jsonw w;
+	struct bc_json d;
+	char err[BC_ERRLEN];
+	int i;
+
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "a");
+	bc_jsonw_int(&w, -3);
+	bc_jsonw_key(&w, "b\"");
+	bc_jsonw_arr(&w);
+	bc_jsonw_uint(&w, 18446744073709551615ULL);
+	bc_jsonw_str(&w, "x\n\xff");
+	bc_jsonw_obj(&w);
+	bc_jsonw_obj_end(&w);
+	bc_jsonw_arr(&w);
+	bc_jsonw_arr_end(&w);
+	bc_jsonw_bool(&w, 1);
+	bc_jsonw_null(&w);
+	bc_jsonw_arr_end(&w);
+	bc_jsonw_key(&w, "c");
+	bc_jsonw_fixed(&w, 2.0 / 3.0, 2);
+	bc_jsonw_key(&w, "d");
+	bc_jsonw_bool(&w, 0);
+	bc_jsonw_obj_end(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_OK);
+	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
+	ck_assert_str_eq((const char *)bc_buf_data(&out), "{\"a\":-3,\"b\\\"\":"
+	    "[18446744073709551615,\"x\\n\\ufffd\",{},[],true,null],"
+	    "\"c\":0.67,\"d\":false}");
+	ck_assert_int_eq(bc_json_parse(&d, bc_buf_data(&out),
+	    bc_buf_len(&out) - 1, err), BC_OK);
+	ck_assert(bc_json_num(&d, 0, "c", 0) == 0.67);
+	bc_json_free(&d);
+
+	/* misuse: a value where a key belongs, a key outside an object,
+	 * a close too many, something left open */
+	bc_buf_reset(&out);
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_obj(&w);
+	bc_jsonw_int(&w, 1);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_key(&w, "k");
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_arr_end(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_arr(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "k");
+	bc_jsonw_obj_end(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	bc_jsonw_init(&w, &out);
+	for (i = 0; i <= BC_JSONW_DEPTH; i++)
+		bc_jsonw_arr(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	/* a full buffer: the first error stays */
+	bc_jsonw_init(&w, &tiny);
+	bc_jsonw_arr(&w);
+	bc_jsonw_str(&w, "far too long for eight bytes");
+	bc_jsonw_arr_end(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_LIMIT);
+	bc_buf_free(&out);
+	bc_buf_free(&tiny);
+}
+END_TEST
+
 START_TEST(monitor_reads_a_host)
 {
 	struct bc_mon_host h;
@@ -328,6 +404,7 @@ suite(void)
 	tcase_add_test(tc, json_reads_documents);
 	tcase_add_test(tc, json_refuses_bad_documents);
 	tcase_add_test(tc, json_limits);
+	tcase_add_test(tc, json_writer);
 	tcase_add_test(tc, monitor_reads_a_host);
 	tcase_add_test(tc, monitor_view_fits);
 	tcase_add_test(tc, monweb_request_line);

@@ -15,6 +15,7 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "client/cstats.h"
+#include "client/statspage.h"
 #include "client/statsview.h"
 #include "tests/unit/unit.h"
 
@@ -449,6 +450,69 @@ START_TEST(json_number_grammar)
 }
 END_TEST
 
+/* A host's text page: headers skipped, the block's lines only, a CR
+ * dropped, lines without a key skipped, the page cut at a NUL; and the
+ * cache lines of /metrics. */
+START_TEST(statspage_text_and_metrics)
+{
+	static const char page[] = "HTTP/1.0 200 OK\r\nX: y z\r\n\r\n"
+	    "argv /d\n<distccstats>\ndcc_tcp_accept 5\r\n dcc_lead 1\n"
+	    "nospace\n\ndcc_max_RSS_name (cc1 plus)\ndcc_x 7abc\n"
+	    "</distccstats>\nafter 1\n";
+	static const char metrics[] = "HTTP/1.0 200 OK\n\n# HELP "
+	    "boltccd_cache_hits_total Hits.\nboltccd_cache_hits_total 4\r\n"
+	    "boltccd_cache_uncacheable_total{reason=\"a b\"} 2\n"
+	    "boltccd_cache_uncacheable_total{reason=\"open 3\n"
+	    "boltccd_cache_entries\nboltccd_jobs 2\nxboltccd_cache_y 1\n"
+	    "boltccd_cache_ 5\n"
+	    "boltccd_cache_max_bytes 1e3";
+	static const char reason_only[] =
+	    "boltccd_cache_uncacheable_total{reason=\"r\"} 1\n";
+	struct bc_strv k = BC_STRV_INIT, v = BC_STRV_INIT;
+	double d = -1;
+
+	bc_statspage_parse(page, sizeof(page) - 1, &k, &v);
+	ck_assert_uint_eq(k.n, 3);
+	ck_assert_uint_eq(v.n, 3);
+	ck_assert_str_eq(k.v[0], "dcc_tcp_accept");
+	ck_assert_str_eq(v.v[0], "5");
+	ck_assert_str_eq(k.v[1], "dcc_max_RSS_name");
+	ck_assert_str_eq(v.v[1], "(cc1 plus)");
+	ck_assert(bc_statspage_num(&k, &v, "dcc_x", &d) == 1 && d == 7);
+	ck_assert(bc_statspage_num(&k, &v, "dcc_max_RSS_name", &d) == 0 &&
+	    d == 7);
+	ck_assert(bc_statspage_num(&k, &v, "after", &d) == 0);
+	bc_strv_free(&k);
+	bc_strv_free(&v);
+	/* no headers, no tags; a NUL ends the page */
+	bc_statspage_parse("a 1\nb 2\0c 3\n", 12, &k, &v);
+	ck_assert_uint_eq(k.n, 2);
+	ck_assert_str_eq(v.v[1], "2");
+	bc_strv_free(&k);
+	bc_strv_free(&v);
+	bc_statspage_parse(NULL, 0, &k, &v);
+	ck_assert_uint_eq(k.n, 0);
+
+	ck_assert_int_eq(bc_statspage_cache_metrics(metrics,
+	    sizeof(metrics) - 1, &k, &v), 1);
+	ck_assert_uint_eq(k.n, 3);
+	ck_assert_str_eq(k.v[0], "hits");
+	ck_assert_str_eq(v.v[0], "4");
+	ck_assert_str_eq(k.v[1], "uncacheable:a b");
+	ck_assert_str_eq(v.v[1], "2");
+	ck_assert_str_eq(k.v[2], "max_bytes");
+	ck_assert(bc_statspage_num(&k, &v, "max_bytes", &d) == 1 &&
+	    d == 1000);
+	bc_strv_free(&k);
+	bc_strv_free(&v);
+	ck_assert_int_eq(bc_statspage_cache_metrics(reason_only,
+	    strlen(reason_only), &k, &v), 0);
+	ck_assert_uint_eq(k.n, 1);
+	bc_strv_free(&k);
+	bc_strv_free(&v);
+}
+END_TEST
+
 START_TEST(json_values_from_pages)
 {
 	FILE *f = tmpfile();
@@ -479,6 +543,7 @@ statsview_suite(void)
 
 	tc = bc_tcase("summary", BC_TEST_TIMEOUT);
 	tcase_add_test(tc, summary_mix);
+	tcase_add_test(tc, statspage_text_and_metrics);
 	tcase_add_test(tc, summary_empty);
 	tcase_add_test(tc, summary_inconsistent);
 	tcase_add_test(tc, summary_percent);
