@@ -48,6 +48,7 @@
 #include "admin.h"
 #include "compgroup.h"
 #include "job.h"
+#include "jobplan.h"
 #include "keeper.h"
 #include "policy.h"
 #include "pump.h"
@@ -58,312 +59,6 @@
 #ifndef W_EXITCODE
 #define W_EXITCODE(ret, sig) ((ret) << 8 | (sig))
 #endif
-
-/* ---------------------------------------------------------------------
- * argv scan and rewrite (pure, unit-tested)
- */
-
-/* Options whose value is the next argument (so it is not the source). */
-static const char *const opts_with_arg[] = {
-	"-x", "-o", "-MF", "-MT", "-MQ", "-MJ", "-include", "-imacros",
-	"-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore",
-	"-isystem", "-isystem-after", "-isysroot", "-iquote", "-iframework",
-	"-ivfsoverlay", "-include-pch", "-I", "-D", "-U", "-L", "-A", "-F",
-	"-Xclang", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xanalyzer",
-	"-target", "-arch", "--param", "-mllvm", "-T", "-u", "-z",
-	"--sysroot", "--serialize-diagnostics", "-gcc-toolchain",
-	"-working-directory", NULL
-};
-
-static int
-takes_arg(const char *a)
-{
-	size_t i;
-
-	for (i = 0; opts_with_arg[i] != NULL; i++)
-		if (strcmp(a, opts_with_arg[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* Language class of a source: 0 none, 1 C, 2 C++, 3 ObjC, 4 ObjC++. */
-enum lang { L_NONE = 0, L_C, L_CXX, L_OBJC, L_OBJCXX };
-
-static const struct {
-	const char *ext;
-	enum lang lang;
-	int preprocessed;
-} src_exts[] = {
-	{ ".c", L_C, 0 }, { ".i", L_C, 1 },
-	{ ".cc", L_CXX, 0 }, { ".cp", L_CXX, 0 }, { ".cxx", L_CXX, 0 },
-	{ ".cpp", L_CXX, 0 }, { ".CPP", L_CXX, 0 }, { ".c++", L_CXX, 0 },
-	{ ".C", L_CXX, 0 }, { ".ii", L_CXX, 1 },
-	{ ".m", L_OBJC, 0 }, { ".mi", L_OBJC, 1 },
-	{ ".mm", L_OBJCXX, 0 }, { ".M", L_OBJCXX, 0 }, { ".mii", L_OBJCXX, 1 },
-	{ NULL, L_NONE, 0 }
-};
-
-static const char *const pp_ext[] = { "", ".i", ".ii", ".mi", ".mii" };
-
-static enum lang
-source_lang(const char *path)
-{
-	const char *e = bc_extension(path);
-	size_t i;
-
-	for (i = 0; src_exts[i].ext != NULL; i++)
-		if (strcmp(e, src_exts[i].ext) == 0)
-			return src_exts[i].lang;
-	return L_NONE;
-}
-
-static const struct {
-	const char *name;
-	enum lang lang;
-	const char *pp_name;	/* the -x value we pass on */
-} x_langs[] = {
-	{ "c", L_C, "cpp-output" },
-	{ "cpp-output", L_C, "cpp-output" },
-	{ "c-cpp-output", L_C, "c-cpp-output" },
-	{ "c++", L_CXX, "c++-cpp-output" },
-	{ "c++-cpp-output", L_CXX, "c++-cpp-output" },
-	{ "objective-c", L_OBJC, "objective-c-cpp-output" },
-	{ "objective-c-cpp-output", L_OBJC, "objective-c-cpp-output" },
-	{ "objc-cpp-output", L_OBJC, "objc-cpp-output" },
-	{ "objective-c++", L_OBJCXX, "objective-c++-cpp-output" },
-	{ "objective-c++-cpp-output", L_OBJCXX, "objective-c++-cpp-output" },
-	{ "objc++-cpp-output", L_OBJCXX, "objc++-cpp-output" },
-	{ NULL, L_NONE, NULL }
-};
-
-static int
-x_lang(const char *v, enum lang *lang, const char **pp)
-{
-	size_t i;
-
-	for (i = 0; x_langs[i].name != NULL; i++)
-		if (strcmp(v, x_langs[i].name) == 0) {
-			*lang = x_langs[i].lang;
-			*pp = x_langs[i].pp_name;
-			return 1;
-		}
-	return 0;
-}
-
-/* A file name safe to create in the job dir from the client's source. */
-static char *
-job_src_name(const char *orig, enum lang lang)
-{
-	const char *b = bc_basename(orig);
-	const char *e = bc_extension(b);
-	size_t stem = (size_t)(e - b), i;
-	int ok = stem > 0 && stem <= 100 && b[0] != '-' && b[0] != '.';
-
-	for (i = 0; ok && i < stem; i++) {
-		char c = b[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		    c == '+' || c == '-'))
-			ok = 0;
-	}
-	if (!ok)
-		return xasprintf("input%s", pp_ext[lang]);
-	return xasprintf("%.*s%s", (int)stem, b, pp_ext[lang]);
-}
-
-void
-bc_job_plan_init(struct bc_job_plan *plan)
-{
-	bc_strv_init(&plan->argv);
-	plan->src_name = NULL;
-	plan->out_name = NULL;
-	plan->dia_name = NULL;
-	plan->orig_src = NULL;
-}
-
-void
-bc_job_plan_free(struct bc_job_plan *plan)
-{
-	bc_strv_free(&plan->argv);
-	free(plan->src_name);
-	free(plan->out_name);
-	free(plan->dia_name);
-	free(plan->orig_src);
-	bc_job_plan_init(plan);
-}
-
-static int
-deny(struct bc_job_plan *plan, char *why, const char *what, const char *arg)
-{
-	char e[256];
-
-	if (arg != NULL) {
-		bc_log_escape(arg, strlen(arg), e, sizeof(e));
-		bc_seterr(why, BC_ERR_DENIED, "%s: '%s'", what, e);
-	} else
-		bc_seterr(why, BC_ERR_DENIED, "%s", what);
-	bc_job_plan_free(plan);
-	return BC_ERR_DENIED;
-}
-
-int
-bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
-    const struct bc_rewrite_opts *opts, struct bc_job_plan *plan, char *why)
-{
-	struct bc_strv *out = &plan->argv;
-	ssize_t src_at = -1, out_at = -1, xval_at = -1;
-	enum lang xlang = L_NONE, lang;
-	const char *xpp = NULL;
-	int mode = 0;		/* 'c' or 'S' */
-	size_t i;
-
-	bc_job_plan_init(plan);
-	if (argc < 1)
-		return deny(plan, why, "empty argv", NULL);
-	bc_strv_push(out, name0);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || a[1] == '\0') {
-			if (source_lang(a) == L_NONE)
-				return deny(plan, why,
-				    "argument is not a source file I can compile",
-				    a);
-			if (src_at >= 0)
-				return deny(plan, why,
-				    "more than one source file", a);
-			src_at = (ssize_t)out->n;
-			plan->orig_src = xstrdup(a);
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
-			if (mode == 0 || a[1] == 'S')
-				mode = a[1];
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
-		    strcmp(a, "-MM") == 0)
-			return deny(plan, why, "preprocess-only option", a);
-		/* dependency output is made by the client's preprocessor */
-		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
-		    strcmp(a, "-MG") == 0 || strcmp(a, "-MP") == 0)
-			continue;
-		if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 ||
-		    strcmp(a, "-MQ") == 0 || strcmp(a, "-MJ") == 0) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			i++;
-			continue;
-		}
-		if (bc_str_has_prefix(a, "-MF") || bc_str_has_prefix(a, "-MT") ||
-		    bc_str_has_prefix(a, "-MQ") || bc_str_has_prefix(a, "-MJ"))
-			continue;
-		if (strcmp(a, "--serialize-diagnostics") == 0) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			i++;
-			if (opts->want_dia && plan->dia_name == NULL) {
-				plan->dia_name = xstrdup("out.dia");
-				bc_strv_push(out, a);
-				bc_strv_push(out, plan->dia_name);
-			}
-			continue;
-		}
-		if (strcmp(a, "-o") == 0 || bc_str_has_prefix(a, "-o")) {
-			if (out_at >= 0)
-				return deny(plan, why, "more than one -o", a);
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					return deny(plan, why, "missing value",
-					    a);
-				i++;
-			}
-			bc_strv_push(out, "-o");
-			out_at = (ssize_t)out->n;
-			bc_strv_push(out, "");	/* filled below */
-			continue;
-		}
-		if (strcmp(a, "-working-directory") == 0 ||
-		    bc_str_has_prefix(a, "-working-directory="))
-			return deny(plan, why, "option refused", a);
-		if (strcmp(a, "-x") == 0 || (a[1] == 'x' && a[2] != '\0')) {
-			const char *v;
-
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					return deny(plan, why, "missing value",
-					    a);
-				v = argv[++i];
-			} else
-				v = a + 2;
-			if (strcmp(v, "none") == 0) {
-				xlang = L_NONE;
-				xpp = NULL;
-				bc_strv_push(out, "-x");
-				bc_strv_push(out, "none");
-				continue;
-			}
-			if (!x_lang(v, &xlang, &xpp))
-				return deny(plan, why,
-				    "language cannot be compiled remotely", v);
-			bc_strv_push(out, "-x");
-			xval_at = (ssize_t)out->n;
-			bc_strv_push(out, xpp);
-			continue;
-		}
-		bc_strv_push(out, a);
-		if (takes_arg(a)) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			bc_strv_push(out, argv[++i]);
-		}
-	}
-	if (mode == 0)
-		return deny(plan, why, "neither -c nor -S given", NULL);
-	if (src_at < 0)
-		return deny(plan, why, "no source file", NULL);
-	(void)xval_at;
-	lang = xlang != L_NONE ? xlang : source_lang(plan->orig_src);
-	plan->src_name = job_src_name(plan->orig_src, lang);
-	free(out->v[src_at]);
-	out->v[src_at] = xstrdup(plan->src_name);
-	plan->out_name = xstrdup(mode == 'S' ? "out.s" : "out.o");
-	if (out_at >= 0) {
-		free(out->v[out_at]);
-		out->v[out_at] = xstrdup(plan->out_name);
-	} else {
-		bc_strv_push(out, "-o");
-		bc_strv_push(out, plan->out_name);
-	}
-	/* The client strips its own --serialize-diagnostics path and asks
-	 * with FLAG WANT_DIA instead; only clang can write one. */
-	if (opts->want_dia && opts->is_clang && plan->dia_name == NULL) {
-		plan->dia_name = xstrdup("out.dia");
-		bc_strv_push(out, "--serialize-diagnostics");
-		bc_strv_push(out, plan->dia_name);
-	}
-	/* BOLT: name the client's directory in debug info, not ours.  Put
-	 * first so a user's own setting (later) still wins. */
-	if (opts->cwd != NULL && opts->cwd[0] == '/') {
-		char *d;
-
-		if (opts->is_clang)
-			d = xasprintf("-fdebug-compilation-dir=%s", opts->cwd);
-		else if (opts->tmpdir != NULL)
-			d = xasprintf("-fdebug-prefix-map=%s=%s", opts->tmpdir,
-			    opts->cwd);
-		else
-			d = NULL;
-		if (d != NULL) {
-			bc_strv_insert(out, 1, d);
-			free(d);
-		}
-	}
-	return BC_OK;
-}
 
 void
 bc_job_limit_name(enum bc_job_limit which, int ms, char *out, size_t n)
@@ -1660,8 +1355,8 @@ static int
 serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 {
 	const struct bc_job_conf *c = j->conf;
-	struct bc_rewrite_opts ro;
-	struct bc_job_plan plan;
+	struct bc_jobplan_opts ro;
+	struct bc_jobplan plan;
 	struct bc_reply rep;
 	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
 	char *path = NULL, *p;
@@ -1708,7 +1403,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	bc_job_plan_init(&plan);
+	bc_jobplan_init(&plan);
 	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
 		/* BOLT pump: the cache first (a hit needs no job dir), the
 		 * files and the tree only on a miss */
@@ -1733,7 +1428,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	if ((BC_REQ_IS_PUMP(req) ? bc_pump_job_plan(req->argv.v, req->argv.n,
 	    name[0] == '\0' ? req->argv.v[0] : name, j->pump_root, j->dir,
 	    ro.want_dia && ro.is_clang, &plan, why) :
-	    bc_job_plan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
+	    bc_jobplan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
 	    req->argv.v[0] : name, &ro, &plan, why)) != BC_OK) {
 		free(path);
 		refuse(j, req, why);
@@ -1856,7 +1551,7 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	}
 out:
 	bc_buf_free(&out);
-	bc_job_plan_free(&plan);
+	bc_jobplan_free(&plan);
 	free(path);
 	return outcome;
 }
