@@ -157,133 +157,177 @@ deny(struct bc_jobplan *plan, char *why, const char *what, const char *arg)
 	return BC_ERR_DENIED;
 }
 
-int
-bc_jobplan_argv(char *const *argv, size_t argc, const char *name0,
+/* The scan so far. */
+struct scan {
+	ssize_t src_at;		/* the source's place in the plan's argv */
+	ssize_t out_at;		/* -o's value's place */
+	enum lang xlang;	/* the last -x, L_NONE if none */
+	int mode;		/* 'c' or 'S' */
+};
+
+/* The source file: one, of a language we compile. */
+static int
+scan_source(const char *a, struct bc_jobplan *plan, struct scan *st,
+    char *why)
+{
+	if (source_lang(a) == L_NONE)
+		return deny(plan, why,
+		    "argument is not a source file I can compile", a);
+	if (st->src_at >= 0)
+		return deny(plan, why, "more than one source file", a);
+	st->src_at = (ssize_t)plan->argv.n;
+	plan->orig_src = xstrdup(a);
+	bc_strv_push(&plan->argv, a);
+	return BC_OK;
+}
+
+/* -M options: dependency output is made by the client's preprocessor.
+ * 1 if a was one (skipped, with its value), 0 if not, or refused. */
+static int
+scan_deps(char *const *argv, size_t argc, size_t *i, struct bc_jobplan *plan,
+    char *why)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
+	    strcmp(a, "-MM") == 0)
+		return deny(plan, why, "preprocess-only option", a);
+	if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
+	    strcmp(a, "-MG") == 0 || strcmp(a, "-MP") == 0)
+		return 1;
+	if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 ||
+	    strcmp(a, "-MQ") == 0 || strcmp(a, "-MJ") == 0) {
+		if (*i + 1 >= argc)
+			return deny(plan, why, "missing value", a);
+		++*i;
+		return 1;
+	}
+	if (bc_str_has_prefix(a, "-MF") || bc_str_has_prefix(a, "-MT") ||
+	    bc_str_has_prefix(a, "-MQ") || bc_str_has_prefix(a, "-MJ"))
+		return 1;
+	return 0;
+}
+
+/* --serialize-diagnostics PATH: ours (out.dia) when the client wants
+ * one, else dropped. */
+static int
+scan_dia(char *const *argv, size_t argc, size_t *i,
     const struct bc_jobplan_opts *opts, struct bc_jobplan *plan, char *why)
 {
-	struct bc_strv *out = &plan->argv;
-	ssize_t src_at = -1, out_at = -1, xval_at = -1;
-	enum lang xlang = L_NONE, lang;
-	const char *xpp = NULL;
-	int mode = 0;		/* 'c' or 'S' */
-	size_t i;
+	const char *a = argv[*i];
 
-	bc_jobplan_init(plan);
-	if (argc < 1)
-		return deny(plan, why, "empty argv", NULL);
-	bc_strv_push(out, name0);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || a[1] == '\0') {
-			if (source_lang(a) == L_NONE)
-				return deny(plan, why,
-				    "argument is not a source file I can compile",
-				    a);
-			if (src_at >= 0)
-				return deny(plan, why,
-				    "more than one source file", a);
-			src_at = (ssize_t)out->n;
-			plan->orig_src = xstrdup(a);
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
-			if (mode == 0 || a[1] == 'S')
-				mode = a[1];
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
-		    strcmp(a, "-MM") == 0)
-			return deny(plan, why, "preprocess-only option", a);
-		/* dependency output is made by the client's preprocessor */
-		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
-		    strcmp(a, "-MG") == 0 || strcmp(a, "-MP") == 0)
-			continue;
-		if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 ||
-		    strcmp(a, "-MQ") == 0 || strcmp(a, "-MJ") == 0) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			i++;
-			continue;
-		}
-		if (bc_str_has_prefix(a, "-MF") || bc_str_has_prefix(a, "-MT") ||
-		    bc_str_has_prefix(a, "-MQ") || bc_str_has_prefix(a, "-MJ"))
-			continue;
-		if (strcmp(a, "--serialize-diagnostics") == 0) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			i++;
-			if (opts->want_dia && plan->dia_name == NULL) {
-				plan->dia_name = xstrdup("out.dia");
-				bc_strv_push(out, a);
-				bc_strv_push(out, plan->dia_name);
-			}
-			continue;
-		}
-		if (strcmp(a, "-o") == 0 || bc_str_has_prefix(a, "-o")) {
-			if (out_at >= 0)
-				return deny(plan, why, "more than one -o", a);
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					return deny(plan, why, "missing value",
-					    a);
-				i++;
-			}
-			bc_strv_push(out, "-o");
-			out_at = (ssize_t)out->n;
-			bc_strv_push(out, "");	/* filled below */
-			continue;
-		}
-		if (strcmp(a, "-working-directory") == 0 ||
-		    bc_str_has_prefix(a, "-working-directory="))
-			return deny(plan, why, "option refused", a);
-		if (strcmp(a, "-x") == 0 || (a[1] == 'x' && a[2] != '\0')) {
-			const char *v;
-
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					return deny(plan, why, "missing value",
-					    a);
-				v = argv[++i];
-			} else
-				v = a + 2;
-			if (strcmp(v, "none") == 0) {
-				xlang = L_NONE;
-				xpp = NULL;
-				bc_strv_push(out, "-x");
-				bc_strv_push(out, "none");
-				continue;
-			}
-			if (!x_lang(v, &xlang, &xpp))
-				return deny(plan, why,
-				    "language cannot be compiled remotely", v);
-			bc_strv_push(out, "-x");
-			xval_at = (ssize_t)out->n;
-			bc_strv_push(out, xpp);
-			continue;
-		}
-		bc_strv_push(out, a);
-		if (takes_arg(a)) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			bc_strv_push(out, argv[++i]);
-		}
+	if (*i + 1 >= argc)
+		return deny(plan, why, "missing value", a);
+	++*i;
+	if (opts->want_dia && plan->dia_name == NULL) {
+		plan->dia_name = xstrdup("out.dia");
+		bc_strv_push(&plan->argv, a);
+		bc_strv_push(&plan->argv, plan->dia_name);
 	}
-	if (mode == 0)
-		return deny(plan, why, "neither -c nor -S given", NULL);
-	if (src_at < 0)
-		return deny(plan, why, "no source file", NULL);
-	(void)xval_at;
-	lang = xlang != L_NONE ? xlang : source_lang(plan->orig_src);
+	return BC_OK;
+}
+
+/* -o FILE or -oFILE: one, its value filled in by plan_outputs. */
+static int
+scan_out(char *const *argv, size_t argc, size_t *i, struct bc_jobplan *plan,
+    struct scan *st, char *why)
+{
+	const char *a = argv[*i];
+
+	if (st->out_at >= 0)
+		return deny(plan, why, "more than one -o", a);
+	if (a[2] == '\0') {
+		if (*i + 1 >= argc)
+			return deny(plan, why, "missing value", a);
+		++*i;
+	}
+	bc_strv_push(&plan->argv, "-o");
+	st->out_at = (ssize_t)plan->argv.n;
+	bc_strv_push(&plan->argv, "");	/* filled by plan_outputs */
+	return BC_OK;
+}
+
+/* -x LANG or -xLANG: the preprocessed language passed on. */
+static int
+scan_x(char *const *argv, size_t argc, size_t *i, struct bc_jobplan *plan,
+    struct scan *st, char *why)
+{
+	const char *a = argv[*i], *v, *xpp = NULL;
+
+	if (a[2] == '\0') {
+		if (*i + 1 >= argc)
+			return deny(plan, why, "missing value", a);
+		v = argv[++*i];
+	} else
+		v = a + 2;
+	if (strcmp(v, "none") == 0) {
+		st->xlang = L_NONE;
+		bc_strv_push(&plan->argv, "-x");
+		bc_strv_push(&plan->argv, "none");
+		return BC_OK;
+	}
+	if (!x_lang(v, &st->xlang, &xpp))
+		return deny(plan, why, "language cannot be compiled remotely",
+		    v);
+	bc_strv_push(&plan->argv, "-x");
+	bc_strv_push(&plan->argv, xpp);
+	return BC_OK;
+}
+
+/* One argument (and its value when it takes one, *i moved past it). */
+static int
+scan_arg(char *const *argv, size_t argc, size_t *i,
+    const struct bc_jobplan_opts *opts, struct bc_jobplan *plan,
+    struct scan *st, char *why)
+{
+	const char *a = argv[*i];
+	int r;
+
+	if (a[0] != '-' || a[1] == '\0')
+		return scan_source(a, plan, st, why);
+	if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
+		if (st->mode == 0 || a[1] == 'S')
+			st->mode = a[1];
+		bc_strv_push(&plan->argv, a);
+		return BC_OK;
+	}
+	if ((r = scan_deps(argv, argc, i, plan, why)) != 0)
+		return r < 0 ? r : BC_OK;
+	if (strcmp(a, "--serialize-diagnostics") == 0)
+		return scan_dia(argv, argc, i, opts, plan, why);
+	if (strcmp(a, "-o") == 0 || bc_str_has_prefix(a, "-o"))
+		return scan_out(argv, argc, i, plan, st, why);
+	if (strcmp(a, "-working-directory") == 0 ||
+	    bc_str_has_prefix(a, "-working-directory="))
+		return deny(plan, why, "option refused", a);
+	if (strcmp(a, "-x") == 0 || (a[1] == 'x' && a[2] != '\0'))
+		return scan_x(argv, argc, i, plan, st, why);
+	bc_strv_push(&plan->argv, a);
+	if (takes_arg(a)) {
+		if (*i + 1 >= argc)
+			return deny(plan, why, "missing value", a);
+		bc_strv_push(&plan->argv, argv[++*i]);
+	}
+	return BC_OK;
+}
+
+/* After the scan: the source's and the outputs' names in the job dir,
+ * our .dia, and (BOLT) the client's directory in debug info. */
+static void
+plan_outputs(const struct bc_jobplan_opts *opts, struct bc_jobplan *plan,
+    const struct scan *st)
+{
+	struct bc_strv *out = &plan->argv;
+	enum lang lang;
+
+	lang = st->xlang != L_NONE ? st->xlang : source_lang(plan->orig_src);
 	plan->src_name = job_src_name(plan->orig_src, lang);
-	free(out->v[src_at]);
-	out->v[src_at] = xstrdup(plan->src_name);
-	plan->out_name = xstrdup(mode == 'S' ? "out.s" : "out.o");
-	if (out_at >= 0) {
-		free(out->v[out_at]);
-		out->v[out_at] = xstrdup(plan->out_name);
+	free(out->v[st->src_at]);
+	out->v[st->src_at] = xstrdup(plan->src_name);
+	plan->out_name = xstrdup(st->mode == 'S' ? "out.s" : "out.o");
+	if (st->out_at >= 0) {
+		free(out->v[st->out_at]);
+		out->v[st->out_at] = xstrdup(plan->out_name);
 	} else {
 		bc_strv_push(out, "-o");
 		bc_strv_push(out, plan->out_name);
@@ -312,5 +356,28 @@ bc_jobplan_argv(char *const *argv, size_t argc, const char *name0,
 			free(d);
 		}
 	}
+}
+
+int
+bc_jobplan_argv(char *const *argv, size_t argc, const char *name0,
+    const struct bc_jobplan_opts *opts, struct bc_jobplan *plan, char *why)
+{
+	struct scan st = { -1, -1, L_NONE, 0 };
+	size_t i;
+	int r;
+
+	bc_jobplan_init(plan);
+	if (argc < 1)
+		return deny(plan, why, "empty argv", NULL);
+	bc_strv_push(&plan->argv, name0);
+	for (i = 1; i < argc; i++)
+		if ((r = scan_arg(argv, argc, &i, opts, plan, &st, why)) !=
+		    BC_OK)
+			return r;
+	if (st.mode == 0)
+		return deny(plan, why, "neither -c nor -S given", NULL);
+	if (st.src_at < 0)
+		return deny(plan, why, "no source file", NULL);
+	plan_outputs(opts, plan, &st);
 	return BC_OK;
 }
