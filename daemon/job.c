@@ -1351,38 +1351,189 @@ note_errhead(struct job *j, int status, const struct bc_buf *serr)
 	bc_log_escape(p, take, j->errhead + at, sizeof(j->errhead) - at);
 }
 
-static int
-serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
-{
-	const struct bc_job_conf *c = j->conf;
-	struct bc_jobplan_opts ro;
+/* ---------------------------------------------------------------------
+ * a compile: the steps every protocol takes, in serve_compile; what
+ * differs between the protocols is a row of job_protos
+ */
+
+struct compile;
+
+/* What differs between the protocols a compile comes in. */
+struct job_proto {
+	/* Before the job dir: the cache key, and for BOLT pump the hit and
+	 * then the files.  -1 to go on, or the job's outcome. */
+	int (*before)(struct job *j, const struct bc_request *req,
+	    struct compile *c, char *why);
+	/* The argv to run (jobplan.h, or pump.h's for a tree). */
+	int (*plan)(struct job *j, const struct bc_request *req,
+	    const char *name0, const struct bc_jobplan_opts *ro,
+	    struct bc_jobplan *plan, char *why);
+	/* The reply of a compile into out (rep's .d: what the cache then
+	 * stores). */
+	int (*reply)(struct job *j, const struct bc_request *req,
+	    struct bc_reply *rep, struct bc_buf *out, char *e);
+	int hit_asked;		/* before() served the hit already */
+	int tree;		/* compiled in a tree under j->pump_root: the
+				 * messages name the client's files */
+};
+
+/* A compile's state between its steps. */
+struct compile {
+	const struct job_proto *jp;
+	char *path;		/* the compiler to run (policy.h) */
+	const char *name;	/* its name as the policy knows it */
 	struct bc_jobplan plan;
-	struct bc_reply rep;
+	int64_t ms;		/* how long the compiler ran */
+};
+
+/* distcc 1 and 2, BOLT plain: the key from the request and its .i. */
+static int
+before_plain(struct job *j, const struct bc_request *req, struct compile *c,
+    char *why)
+{
+	if (cache_prepare(j, req, c->path, why) != BC_OK) {
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	return -1;
+}
+
+/* distcc protocol 3: no cache; the tree came with the request. */
+static int
+before_pump3(struct job *j, const struct bc_request *req, struct compile *c,
+    char *why)
+{
+	(void)j;
+	(void)req;
+	(void)c;
+	(void)why;
+	return -1;
+}
+
+/* BOLT pump: the key from the manifest, a hit before any tree, then the
+ * files and the tree only on a miss. */
+static int
+before_boltpump(struct job *j, const struct bc_request *req,
+    struct compile *c, char *why)
+{
+	int outcome = before_plain(j, req, c, why);
+
+	return outcome >= 0 ? outcome : pumpx_before_compile(j, req, why);
+}
+
+static int
+plan_plain(struct job *j, const struct bc_request *req, const char *name0,
+    const struct bc_jobplan_opts *ro, struct bc_jobplan *plan, char *why)
+{
+	(void)j;
+	return bc_jobplan_argv(req->argv.v, req->argv.n, name0, ro, plan, why);
+}
+
+static int
+plan_pump(struct job *j, const struct bc_request *req, const char *name0,
+    const struct bc_jobplan_opts *ro, struct bc_jobplan *plan, char *why)
+{
+	return bc_pump_job_plan(req->argv.v, req->argv.n, name0, j->pump_root,
+	    j->dir, ro->want_dia && ro->is_clang, plan, why);
+}
+
+/* distcc 1 and 2, BOLT plain: common/proto.c writes all three. */
+static int
+reply_plain(struct job *j, const struct bc_request *req,
+    struct bc_reply *rep, struct bc_buf *out, char *e)
+{
+	(void)j;
+	return bc_proto_write_reply(out, req, rep, e);
+}
+
+/* distcc protocol 3: the .d from the tree, in the client's paths. */
+static int
+reply_pump3(struct job *j, const struct bc_request *req,
+    struct bc_reply *rep, struct bc_buf *out, char *e)
+{
+	(void)req;
+	return bc_pump_write_reply(out, j->dir, j->pump_root, rep, e);
+}
+
+/* BOLT pump: the .d goes out and, when the client wants one, is
+ * stored. */
+static int
+reply_boltpump(struct job *j, const struct bc_request *req,
+    struct bc_reply *rep, struct bc_buf *out, char *e)
+{
+	int r;
+
+	bc_buf_free(&rep->dotd);
+	bc_pump_read_deps(j->dir, j->pump_root, rep, &rep->dotd);
+	r = bc_proto3x_write_reply(out, rep->status, &rep->serr, &rep->sout,
+	    &rep->doto, &rep->dotd, (req->flags & BC_FLAG_WANT_DIA) != 0 ?
+	    &rep->dia : NULL, e);
+	if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
+		bc_buf_reset(&rep->dotd);
+	return r;
+}
+
+static const struct job_proto proto_distcc = {
+	before_plain, plan_plain, reply_plain, 0, 0
+};
+static const struct job_proto proto_pump3 = {
+	before_pump3, plan_pump, reply_pump3, 0, 1
+};
+static const struct job_proto proto_bolt = {
+	before_plain, plan_plain, reply_plain, 0, 0
+};
+static const struct job_proto proto_boltpump = {
+	before_boltpump, plan_pump, reply_boltpump, 1, 1
+};
+
+static const struct job_proto *
+job_proto(const struct bc_request *req)
+{
+	if (req->proto == 3)
+		return &proto_pump3;
+	if (req->proto != BC_PROTO_BOLT)
+		return &proto_distcc;
+	return req->kind == BC_RQST_PUMP ? &proto_boltpump : &proto_bolt;
+}
+
+/* As distccd, for a compiler it cannot find: the compile "fails" with
+ * exit 110. */
+static void
+reply_no_compiler(struct job *j, const struct bc_request *req,
+    const char *why)
+{
 	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
-	char *path = NULL, *p;
-	const char *name;
-	int r, outcome;
-	int64_t compile_t0, compile_ms = 0;
+	struct bc_reply rep;
 	char e[BC_ERRLEN];
 
-	*status = 0;
+	bc_reply_init(&rep);
+	rep.proto = req->proto;
+	rep.status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
+	(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
+	if (bc_proto_write_reply(&out, req, &rep, e) == BC_OK)
+		(void)write_all(j, &out, e);
+	bc_reply_free(&rep);
+	bc_buf_free(&out);
+}
+
+/* The compiler: allowed and found, with options we run.  -1 to go on,
+ * or the job's outcome. */
+static int
+check_compiler(struct job *j, const struct bc_request *req,
+    struct compile *c, int *status, char *why)
+{
+	const struct bc_policy *pol = j->conf->policy;
+	int r;
+
 	if (req->argv.n == 0) {
 		bc_seterr(why, BC_ERR_PROTO, "empty argv");
 		return BC_OUT_BAD_REQ;
 	}
 	bc_log_escape(req->argv.v[0], strlen(req->argv.v[0]), j->compiler,
 	    sizeof(j->compiler));
-	r = bc_policy_resolve(c->policy, req->argv.v[0], &path, why);
+	r = bc_policy_resolve(pol, req->argv.v[0], &c->path, why);
 	if (r == BC_ERR_COMPILER && req->proto != BC_PROTO_BOLT) {
-		/* as distccd: the compile "fails" with exit 110 */
-		bc_reply_init(&rep);
-		rep.proto = req->proto;
-		rep.status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
-		(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
-		if (bc_proto_write_reply(&out, req, &rep, e) == BC_OK)
-			(void)write_all(j, &out, e);
-		bc_reply_free(&rep);
-		bc_buf_free(&out);
+		reply_no_compiler(j, req, why);
 		*status = (int)W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
 		return BC_OUT_OTHER;
 	}
@@ -1390,30 +1541,26 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if (bc_policy_check_name(c->policy, req->argv.v[0], &name, why) != BC_OK)
-		name = req->argv.v[0];	/* not reached: resolve checked it */
+	if (bc_policy_check_name(pol, req->argv.v[0], &c->name, why) != BC_OK)
+		c->name = req->argv.v[0];	/* not reached: resolve checked it */
 	if (bc_policy_check_args(req->argv.v, req->argv.n, why) != BC_OK) {
-		free(path);
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if ((!BC_REQ_IS_PUMP(req) || req->proto == BC_PROTO_BOLT) &&
-	    cache_prepare(j, req, path, why) != BC_OK) {
-		free(path);
-		refuse(j, req, why);
-		return BC_OUT_OTHER;
-	}
-	bc_jobplan_init(&plan);
-	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
-		/* BOLT pump: the cache first (a hit needs no job dir), the
-		 * files and the tree only on a miss */
-		outcome = pumpx_before_compile(j, req, why);
-		if (outcome >= 0)
-			goto out;
-	}
-	if (j->dir == NULL &&
-	    (r = bc_scratch_mkjob(&j->dir, e)) != BC_OK) {
-		free(path);
+	return -1;
+}
+
+/* The job dir and the argv to run there; the job gets its name. */
+static int
+plan_compile(struct job *j, const struct bc_request *req, struct compile *c,
+    char *why)
+{
+	struct bc_jobplan_opts ro;
+	const char *name;
+	char e[BC_ERRLEN];
+	int r;
+
+	if (j->dir == NULL && (r = bc_scratch_mkjob(&j->dir, e)) != BC_OK) {
 		bc_seterr(why, r, "%s", e);
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
@@ -1423,138 +1570,227 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	    req->proto == BC_PROTO_BOLT;
 	ro.cwd = req->proto == BC_PROTO_BOLT ? req->cwd : NULL;
 	ro.tmpdir = j->dir;
-	ro.is_clang = bc_policy_is_clang(name);
-	name = bc_basename(name);
-	if ((BC_REQ_IS_PUMP(req) ? bc_pump_job_plan(req->argv.v, req->argv.n,
-	    name[0] == '\0' ? req->argv.v[0] : name, j->pump_root, j->dir,
-	    ro.want_dia && ro.is_clang, &plan, why) :
-	    bc_jobplan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
-	    req->argv.v[0] : name, &ro, &plan, why)) != BC_OK) {
-		free(path);
+	ro.is_clang = bc_policy_is_clang(c->name);
+	name = bc_basename(c->name);
+	if (c->jp->plan(j, req, name[0] == '\0' ? req->argv.v[0] : name, &ro,
+	    &c->plan, why) != BC_OK) {
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	job_named(j, req, plan.orig_src);
-	switch (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req) ? 0 :
-	    cache_before_compile(j, req, why)) {
+	job_named(j, req, c->plan.orig_src);
+	return -1;
+}
+
+/* A hit before compiling, unless the protocol's before() asked. */
+static int
+serve_hit(struct job *j, const struct bc_request *req,
+    const struct compile *c, char *why)
+{
+	if (c->jp->hit_asked)
+		return -1;
+	switch (cache_before_compile(j, req, why)) {
 	case 1:
-		outcome = BC_OUT_OK;
-		goto out;
+		return BC_OUT_OK;
 	case -1:
-		outcome = BC_OUT_DISCONNECT;
-		goto out;
+		return BC_OUT_DISCONNECT;
 	default:
-		break;
+		return -1;
 	}
-	p = xasprintf("%s/%s", j->dir, plan.src_name);
+}
+
+/* The request's source (empty for a pump job) where the plan reads it. */
+static int
+write_source(struct job *j, const struct bc_request *req,
+    const struct compile *c, char *why)
+{
+	char e[BC_ERRLEN], *p = xasprintf("%s/%s", j->dir, c->plan.src_name);
+	int r;
+
 	r = bc_write_file_atomic(p, bc_buf_data(&req->doti),
 	    bc_buf_len(&req->doti), 0600, e);
 	free(p);
 	if (r != BC_OK) {
 		bc_seterr(why, r, "%s", e);
-		outcome = BC_OUT_OTHER;
 		refuse(j, req, why);
-		goto out;
+		return BC_OUT_OTHER;
 	}
-	if ((r = take_slot(j, why)) != BC_OK) {
-		outcome = r == BC_ERR_EOF ? BC_OUT_DISCONNECT :
-		    r == BC_ERR_TIMEOUT ? BC_OUT_TIMEOUT : BC_OUT_OTHER;
-		if (r != BC_ERR_EOF)
-			refuse(j, req, why);
-		goto out;
-	}
+	return -1;
+}
+
+/* A compile slot, waited for (take_slot).  -1 when held. */
+static int
+wait_slot(struct job *j, const struct bc_request *req, char *why)
+{
+	int r = take_slot(j, why);
+
+	if (r == BC_OK)
+		return -1;
+	if (r != BC_ERR_EOF)
+		refuse(j, req, why);
+	return r == BC_ERR_EOF ? BC_OUT_DISCONNECT : r == BC_ERR_TIMEOUT ?
+	    BC_OUT_TIMEOUT : BC_OUT_OTHER;
+}
+
+/* The compiler run in the slot held; the slot given back.  The
+ * compile's outcome. */
+static int
+run_in_slot(struct job *j, struct compile *c, int *status, char *why)
+{
+	int64_t t0;
+	int outcome;
+
 	send_event(j, BC_EV_SLOT_START, 0, 0);
-	bc_debug("running %s", path);
-	compile_t0 = bc_now_ms();
-	outcome = run_compiler(j, path, plan.argv.v, status, why);
-	compile_ms = bc_now_ms() - compile_t0;
+	bc_debug("running %s", c->path);
+	t0 = bc_now_ms();
+	outcome = run_compiler(j, c->path, c->plan.argv.v, status, why);
+	c->ms = bc_now_ms() - t0;
 	release_slot(j);
 	send_event(j, BC_EV_SLOT_END, 0, 0);
-	if (outcome == BC_OUT_DISCONNECT)
-		goto out;
-	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR) {
-		if (req->proto == BC_PROTO_BOLT) {
-			refuse(j, req, why);
-			goto out;
-		}
-		if (job_term)
-			goto out;	/* silent close: the client retries */
-	}
+	return outcome;
+}
 
-	bc_reply_init(&rep);
-	rep.proto = req->proto;
-	rep.status = (uint32_t)*status;
-	bc_buf_free(&rep.serr);
-	bc_buf_init(&rep.serr, BC_MAX_STDERR);
-	bc_buf_free(&rep.sout);
-	bc_buf_init(&rep.sout, BC_MAX_STDOUT);
-	bc_buf_free(&rep.doto);
-	bc_buf_init(&rep.doto, BC_MAX_OBJECT);
-	bc_buf_free(&rep.dia);
-	bc_buf_init(&rep.dia, BC_MAX_DIA);
-	if (outcome == BC_OUT_TIMEOUT)
-		(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
-	else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep.serr, 1,
-	    why)) != BC_OK ||
-	    (r = read_job_file(j, "stdout", BC_MAX_STDOUT, &rep.sout, 1,
-	    why)) != BC_OK ||
-	    (*status == 0 && (r = read_job_file(j, plan.out_name,
-	    BC_MAX_OBJECT, &rep.doto, 1, why)) != BC_OK) ||
-	    (plan.dia_name != NULL && (r = read_job_file(j, plan.dia_name,
-	    BC_MAX_DIA, &rep.dia, 1, why)) != BC_OK)) {
-		bc_reply_free(&rep);
-		outcome = BC_OUT_OTHER;
+/* Whether a compile's end gets a reply: an object or a compile error
+ * does; a client gone does not; a BOLT client is told why; a distcc
+ * client gets the status and stderr, but when the daemon goes down a
+ * silent close (the client retries). */
+static int
+gets_reply(struct job *j, const struct bc_request *req, int outcome,
+    const char *why)
+{
+	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+		return 1;
+	if (outcome == BC_OUT_DISCONNECT)
+		return 0;
+	if (req->proto == BC_PROTO_BOLT) {
 		refuse(j, req, why);
-		goto out;
+		return 0;
 	}
-	if (BC_REQ_IS_PUMP(req)) {	/* messages name the client's files */
-		bc_pump_strip_root(j->pump_root, &rep.serr);
-		if (bc_buf_len(&rep.dia) > 0 &&
-		    (r = bc_pump_strip_root_dia(j->pump_root, &rep.dia, e)) !=
-		    BC_OK) {
-			bc_seterr(why, r, "the compiler's .dia: %s", e);
-			bc_reply_free(&rep);
-			outcome = BC_OUT_OTHER;
-			refuse(j, req, why);
-			goto out;
-		}
+	return !job_term;
+}
+
+/* A compile's reply, read from the job dir (stderr, stdout, object,
+ * .dia; a timeout's message instead), with a tree's root taken out of
+ * the messages.  BC_OK, or an error with why. */
+static int
+collect_reply(struct job *j, const struct bc_request *req,
+    const struct compile *c, int outcome, int status, struct bc_reply *rep,
+    char *why)
+{
+	char e[BC_ERRLEN];
+	int r;
+
+	bc_reply_init(rep);
+	rep->proto = req->proto;
+	rep->status = (uint32_t)status;
+	bc_buf_free(&rep->serr);
+	bc_buf_init(&rep->serr, BC_MAX_STDERR);
+	bc_buf_free(&rep->sout);
+	bc_buf_init(&rep->sout, BC_MAX_STDOUT);
+	bc_buf_free(&rep->doto);
+	bc_buf_init(&rep->doto, BC_MAX_OBJECT);
+	bc_buf_free(&rep->dia);
+	bc_buf_init(&rep->dia, BC_MAX_DIA);
+	if (outcome == BC_OUT_TIMEOUT)
+		(void)bc_buf_putf(&rep->serr, "boltccd: %s\n", why);
+	else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep->serr, 1,
+	    why)) != BC_OK ||
+	    (r = read_job_file(j, "stdout", BC_MAX_STDOUT, &rep->sout, 1,
+	    why)) != BC_OK ||
+	    (status == 0 && (r = read_job_file(j, c->plan.out_name,
+	    BC_MAX_OBJECT, &rep->doto, 1, why)) != BC_OK) ||
+	    (c->plan.dia_name != NULL && (r = read_job_file(j,
+	    c->plan.dia_name, BC_MAX_DIA, &rep->dia, 1, why)) != BC_OK))
+		return r;
+	if (c->jp->tree) {	/* messages name the client's files */
+		bc_pump_strip_root(j->pump_root, &rep->serr);
+		if (bc_buf_len(&rep->dia) > 0 &&
+		    (r = bc_pump_strip_root_dia(j->pump_root, &rep->dia, e)) !=
+		    BC_OK)
+			return bc_seterr(why, r, "the compiler's .dia: %s", e);
 	}
-	if (*status != 0 && outcome == BC_OUT_COMPILE_ERROR)
-		note_errhead(j, *status, &rep.serr);
-	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
-		/* the .d goes out and, when the client wants one, is stored */
-		bc_buf_free(&rep.dotd);
-		bc_pump_read_deps(j->dir, j->pump_root, &rep, &rep.dotd);
-		r = bc_proto3x_write_reply(&out, rep.status, &rep.serr,
-		    &rep.sout, &rep.doto, &rep.dotd,
-		    (req->flags & BC_FLAG_WANT_DIA) != 0 ? &rep.dia : NULL, e);
-		if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
-			bc_buf_reset(&rep.dotd);
-	} else
-		r = req->proto == 3 ? bc_pump_write_reply(&out, j->dir,
-		    j->pump_root, &rep, e) : bc_proto_write_reply(&out, req,
-		    &rep, e);
+	return BC_OK;
+}
+
+/* The one reply writer of a compile, whatever its protocol (the row's
+ * reply()); then the cache gets the result.  The job's outcome. */
+static int
+reply_compile(struct job *j, const struct bc_request *req,
+    const struct compile *c, int outcome, int status, char *why)
+{
+	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_reply rep;
+	char e[BC_ERRLEN];
+	int r;
+
+	if (collect_reply(j, req, c, outcome, status, &rep, why) != BC_OK) {
+		bc_reply_free(&rep);
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	if (status != 0 && outcome == BC_OUT_COMPILE_ERROR)
+		note_errhead(j, status, &rep.serr);
+	r = c->jp->reply(j, req, &rep, &out, e);
 	if (r == BC_OK)
 		r = write_all(j, &out, e);
 	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
-		cache_after_compile(j, req, &rep, compile_ms);
+		cache_after_compile(j, req, &rep, c->ms);
 	bc_reply_free(&rep);
-	if (r != BC_OK) {
-		if (r == BC_ERR_EOF || r == BC_ERR_IO)
-			bc_seterr(why, r, "client gone before the reply was "
-			    "sent: %s", e);
-		else
-			bc_seterr(why, r, "reply not sent: %s", e);
-		if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
-			outcome = r == BC_ERR_IO || r == BC_ERR_EOF ?
-			    BC_OUT_DISCONNECT : BC_OUT_OTHER;
-	}
-out:
 	bc_buf_free(&out);
-	bc_jobplan_free(&plan);
-	free(path);
+	if (r == BC_OK)
+		return outcome;
+	if (r == BC_ERR_EOF || r == BC_ERR_IO)
+		bc_seterr(why, r, "client gone before the reply was sent: %s",
+		    e);
+	else
+		bc_seterr(why, r, "reply not sent: %s", e);
+	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+		outcome = r == BC_ERR_IO || r == BC_ERR_EOF ?
+		    BC_OUT_DISCONNECT : BC_OUT_OTHER;
 	return outcome;
 }
+
+/*
+ * A compile, as its steps: the compiler checked; the protocol's work
+ * before the job dir (the cache key; BOLT pump: a hit, the files); the
+ * job dir and the argv; a hit; the source written; a slot; the
+ * compiler run; the reply and the cache.  Each step returns -1 to go on
+ * or the job's outcome (having refused the job as its protocol wants).
+ */
+static int
+serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
+{
+	struct compile c;
+	int outcome;
+
+	*status = 0;
+	memset(&c, 0, sizeof(c));
+	c.jp = job_proto(req);
+	bc_jobplan_init(&c.plan);
+	outcome = check_compiler(j, req, &c, status, why);
+	if (outcome < 0)
+		outcome = c.jp->before(j, req, &c, why);
+	if (outcome < 0)
+		outcome = plan_compile(j, req, &c, why);
+	if (outcome < 0)
+		outcome = serve_hit(j, req, &c, why);
+	if (outcome < 0)
+		outcome = write_source(j, req, &c, why);
+	if (outcome < 0)
+		outcome = wait_slot(j, req, why);
+	if (outcome < 0) {
+		outcome = run_in_slot(j, &c, status, why);
+		if (gets_reply(j, req, outcome, why))
+			outcome = reply_compile(j, req, &c, outcome, *status,
+			    why);
+	}
+	bc_jobplan_free(&c.plan);
+	free(c.path);
+	return outcome;
+}
+
+/* ---------------------------------------------------------------------
+ * a connection: the request read whole, then served by its kind
+ */
 
 /* The start of a log line about a request that could not be read. */
 static const char *
@@ -1573,6 +1809,182 @@ request_failure(int r)
 	}
 }
 
+/* A request that could not be read whole (what: which part): the log
+ * line, a BOLT client told why unless it went away, the job's end. */
+static void
+request_failed(struct job *j, const struct bc_request *req, int r,
+    const char *what, const char *why)
+{
+	bc_warn("client %s: %s%s: %s", j->peer, request_failure(r), what, why);
+	if (r != BC_ERR_EOF)
+		refuse(j, req, why);	/* BOLT only */
+	finish(j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
+	    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
+}
+
+/*
+ * Read the whole request under the request deadline: the parent's bytes
+ * first (pre), then the socket; a protocol-3 request's files into a
+ * tree, a BOLT pump request's manifest.  BC_OK, or the job has ended
+ * (request_failed).
+ */
+static int
+read_request(struct job *j, struct bc_io *io, struct bc_request *req,
+    const void *pre, size_t npre, char *why)
+{
+	const struct bc_job_conf *conf = j->conf;
+	int r;
+
+	bc_io_init(io, j->rfd, j->wfd, conf->io_timeout_ms);
+	if (npre > 0)
+		bc_io_preload(io, pre, npre);	/* the parent read these */
+	io->deadline_ms = j->t0 + (int64_t)conf->request_timeout_ms;
+	io->idle_name = j->lim_io;
+	io->deadline_name = j->lim_req;
+	if (io->deadline_ms > j->deadline) {
+		io->deadline_ms = j->deadline;
+		io->deadline_name = j->lim_job;
+	}
+	if ((r = bc_proto_read_request(io, req, why)) != BC_OK) {
+		request_failed(j, req, r, "", why);
+		return r;
+	}
+	if (req->proto == 3 && (r = bc_pump_receive(io, req, &j->dir,
+	    &j->pump_root, &j->pump_cwd, why)) != BC_OK) {
+		request_failed(j, req, r, " (pump)", why);
+		return r;
+	}
+	j->io = io;
+	if (BC_REQ_IS_PUMP(req) && req->proto == BC_PROTO_BOLT &&
+	    (r = bc_pumpx_read(io, req, &j->pm, why)) != BC_OK) {
+		/* BOLT pump (daemon/pumpx.c) */
+		request_failed(j, req, r, " (BOLT pump)", why);
+		return r;
+	}
+	return BC_OK;
+}
+
+/* BOLT hello: our name and version. */
+static int
+serve_hello(struct job *j)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
+	char *info = xasprintf("boltccd %s", j->conf->version);
+	char e[BC_ERRLEN];
+
+	if (bc_proto_write_info(&b, info, e) == BC_OK)
+		(void)write_all(j, &b, e);
+	free(info);
+	bc_buf_free(&b);
+	return BC_OUT_HELLO;
+}
+
+/* FLAG_HEARTBEAT on a compile: the first BEAT at once, the client
+ * learns we are alive.  1 if the client is gone. */
+static int
+first_beat(struct job *j, const struct bc_request *req)
+{
+	if (req->proto != BC_PROTO_BOLT || (req->kind != BC_RQST_COMPILE &&
+	    req->kind != BC_RQST_PUMP) || (req->flags & BC_FLAG_HEARTBEAT) == 0)
+		return 0;
+	j->beat_next = bc_now_ms();
+	return send_beat(j);
+}
+
+/* A whole request, by its kind: BOLT's hello, lookups and zero, else a
+ * compile; then the job's end (finish). */
+static void
+serve_request(struct job *j, struct bc_request *req, char *why)
+{
+	int outcome, status = 0;
+
+	if (req->proto == BC_PROTO_BOLT && req->kind == BC_RQST_HELLO)
+		outcome = serve_hello(j);
+	else if (req->proto == BC_PROTO_BOLT && BC_RQST_IS_LOOKUP(req->kind))
+		outcome = serve_lookup(j, req, why);
+	else if (req->proto == BC_PROTO_BOLT && req->kind == BC_RQST_ZERO)
+		outcome = serve_zero(j, j->rfd);
+	else if (first_beat(j, req)) {
+		finish(j, BC_OUT_DISCONNECT, 0, BC_ERR_EOF);
+		return;
+	} else {
+		outcome = serve_compile(j, req, &status, why);
+		if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
+			bc_warn("client %s: %s: %s", j->peer,
+			    outcome_name(outcome), why);
+	}
+	finish(j, outcome, status, 0);
+}
+
+/* The job's state before its request: the connection, the deadline,
+ * the limits' names. */
+static void
+job_init(struct job *j, const struct bc_job_conf *conf, int rfd, int wfd,
+    const char *peer)
+{
+	struct stat sb;
+
+	memset(j, 0, sizeof(*j));
+	j->conf = conf;
+	j->peer = peer;
+	j->rfd = rfd;
+	j->wfd = wfd;
+	j->slot = -1;
+	j->inflight_fd = -1;
+	/* Only a socket's EOF means the client is gone.  On an inetd/ssh
+	 * pipe or a file, EOF may just be a half-close after the request:
+	 * finish the job (bounded by its deadline) and reply. */
+	j->watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
+	/* The compiler must not hold the client's connection: a worker
+	 * killed with its daemon (SIGKILL to the process group) would leave
+	 * the client waiting for the end of an orphaned compile instead of
+	 * seeing the connection close (the compiler has its own process
+	 * group and survives).  Its stdin/out/err are set up anew anyway. */
+	(void)fcntl(rfd, F_SETFD, FD_CLOEXEC);
+	(void)fcntl(wfd, F_SETFD, FD_CLOEXEC);
+	j->t0 = bc_now_ms();
+	j->deadline = j->t0 + (int64_t)conf->job_timeout_ms;
+	bc_job_limit_name(BC_LIMIT_REQUEST, conf->request_timeout_ms,
+	    j->lim_req, sizeof(j->lim_req));
+	bc_job_limit_name(BC_LIMIT_JOB, conf->job_timeout_ms, j->lim_job,
+	    sizeof(j->lim_job));
+	bc_job_limit_name(BC_LIMIT_IO, conf->io_timeout_ms, j->lim_io,
+	    sizeof(j->lim_io));
+	bc_job_limit_name(BC_LIMIT_REPLY, conf->job_timeout_ms, j->lim_reply,
+	    sizeof(j->lim_reply));
+}
+
+/* The worker's signals: SIGCHLD and SIGTERM wake watch_client through
+ * the pipe sp (its read end j->sig_rd), the rest the parent decides.
+ * -1 if there is no pipe. */
+static int
+job_signals(struct job *j, int sp[2])
+{
+	struct sigaction sa;
+
+	if (pipe(sp) != 0) {
+		bc_error("pipe: %s", strerror(errno));
+		return -1;
+	}
+	(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
+	(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
+	j->sig_rd = sp[0];
+	job_sig_wr = sp[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = job_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	(void)sigaction(SIGCHLD, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	(void)sigaction(SIGINT, &sa, NULL);	/* the parent decides */
+	(void)sigaction(SIGHUP, &sa, NULL);
+	(void)sigaction(SIGPIPE, &sa, NULL);
+	return 0;
+}
+
 void
 bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
     const char *peer)
@@ -1587,141 +1999,16 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 	struct bc_request req;
 	struct bc_io io;
 	struct job j;
-	struct sigaction sa;
-	struct stat sb;
-	int sp[2], r, outcome, status = 0;
+	int sp[2];
 	char why[BC_ERRLEN];
 
-	memset(&j, 0, sizeof(j));
-	j.conf = conf;
-	j.peer = peer;
-	j.rfd = rfd;
-	j.wfd = wfd;
-	j.slot = -1;
-	j.inflight_fd = -1;
-	/* Only a socket's EOF means the client is gone.  On an inetd/ssh
-	 * pipe or a file, EOF may just be a half-close after the request:
-	 * finish the job (bounded by its deadline) and reply. */
-	j.watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
-	/* The compiler must not hold the client's connection: a worker
-	 * killed with its daemon (SIGKILL to the process group) would leave
-	 * the client waiting for the end of an orphaned compile instead of
-	 * seeing the connection close (the compiler has its own process
-	 * group and survives).  Its stdin/out/err are set up anew anyway. */
-	(void)fcntl(rfd, F_SETFD, FD_CLOEXEC);
-	(void)fcntl(wfd, F_SETFD, FD_CLOEXEC);
-	j.t0 = bc_now_ms();
-	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
-	bc_job_limit_name(BC_LIMIT_REQUEST, conf->request_timeout_ms,
-	    j.lim_req, sizeof(j.lim_req));
-	bc_job_limit_name(BC_LIMIT_JOB, conf->job_timeout_ms, j.lim_job,
-	    sizeof(j.lim_job));
-	bc_job_limit_name(BC_LIMIT_IO, conf->io_timeout_ms, j.lim_io,
-	    sizeof(j.lim_io));
-	bc_job_limit_name(BC_LIMIT_REPLY, conf->job_timeout_ms, j.lim_reply,
-	    sizeof(j.lim_reply));
+	job_init(&j, conf, rfd, wfd, peer);
 	why[0] = '\0';
-
-	if (pipe(sp) != 0) {
-		bc_error("pipe: %s", strerror(errno));
+	if (job_signals(&j, sp) != 0)
 		return;
-	}
-	(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
-	(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
-	(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
-	(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
-	j.sig_rd = sp[0];
-	job_sig_wr = sp[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = job_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	(void)sigaction(SIGCHLD, &sa, NULL);
-	(void)sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	(void)sigaction(SIGINT, &sa, NULL);	/* the parent decides */
-	(void)sigaction(SIGHUP, &sa, NULL);
-	(void)sigaction(SIGPIPE, &sa, NULL);
-
 	bc_request_init(&req);
-	bc_io_init(&io, rfd, wfd, conf->io_timeout_ms);
-	if (npre > 0)
-		bc_io_preload(&io, pre, npre);	/* the parent read these */
-	io.deadline_ms = j.t0 + (int64_t)conf->request_timeout_ms;
-	io.idle_name = j.lim_io;
-	io.deadline_name = j.lim_req;
-	if (io.deadline_ms > j.deadline) {
-		io.deadline_ms = j.deadline;
-		io.deadline_name = j.lim_job;
-	}
-	r = bc_proto_read_request(&io, &req, why);
-	if (r != BC_OK) {
-		bc_warn("client %s: %s: %s", peer, request_failure(r), why);
-		if (req.proto == BC_PROTO_BOLT && r != BC_ERR_EOF)
-			refuse(&j, &req, why);
-		outcome = r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
-		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
-		if (r == BC_ERR_PROTO || r == BC_ERR_NOTSUP ||
-		    r == BC_ERR_LIMIT || r == BC_ERR_CORRUPT)
-			outcome = BC_OUT_BAD_REQ;
-		finish(&j, outcome, 0, r);
-		goto done;
-	}
-	if (req.proto == 3 && (r = bc_pump_receive(&io, &req, &j.dir,
-	    &j.pump_root, &j.pump_cwd, why)) != BC_OK) {
-		bc_warn("client %s: %s (pump): %s", peer, request_failure(r),
-		    why);
-		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
-		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
-		goto done;
-	}
-	j.io = &io;
-	if (BC_REQ_IS_PUMP(&req) && req.proto == BC_PROTO_BOLT &&
-	    (r = bc_pumpx_read(&io, &req, &j.pm, why)) != BC_OK) {
-		/* BOLT pump (daemon/pumpx.c) */
-		bc_warn("client %s: %s (BOLT pump): %s", peer,
-		    request_failure(r), why);
-		if (r != BC_ERR_EOF)
-			refuse(&j, &req, why);
-		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
-		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_HELLO) {
-		struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
-		char *info = xasprintf("boltccd %s", conf->version);
-		char e[BC_ERRLEN];
-
-		if (bc_proto_write_info(&b, info, e) == BC_OK)
-			(void)write_all(&j, &b, e);
-		free(info);
-		bc_buf_free(&b);
-		finish(&j, BC_OUT_HELLO, 0, 0);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && BC_RQST_IS_LOOKUP(req.kind)) {
-		outcome = serve_lookup(&j, &req, why);
-		finish(&j, outcome, 0, 0);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_ZERO) {
-		finish(&j, serve_zero(&j, rfd), 0, 0);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && (req.kind == BC_RQST_COMPILE ||
-	    req.kind == BC_RQST_PUMP) && (req.flags & BC_FLAG_HEARTBEAT) != 0) {
-		/* the first BEAT at once: the client learns we are alive */
-		j.beat_next = bc_now_ms();
-		if (send_beat(&j)) {
-			finish(&j, BC_OUT_DISCONNECT, 0, BC_ERR_EOF);
-			goto done;
-		}
-	}
-	outcome = serve_compile(&j, &req, &status, why);
-	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
-		bc_warn("client %s: %s: %s", peer, outcome_name(outcome), why);
-	finish(&j, outcome, status, 0);
-done:
+	if (read_request(&j, &io, &req, pre, npre, why) == BC_OK)
+		serve_request(&j, &req, why);
 	bc_proto3x_manifest_free(&j.pm);
 	free(j.pump_root);
 	free(j.pump_cwd);
