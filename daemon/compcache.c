@@ -173,7 +173,7 @@ bc_compcache_take_inflight(struct job *j, char *why)
 			return r;
 		if (bc_job_term || bc_now_ms() >= j->deadline)
 			return BC_ERR_TIMEOUT;
-		if (bc_job_watch_client(j, 10))
+		if (bc_jobrun_watch(j, 10))
 			return bc_seterr(why, BC_ERR_EOF, "client gone (%s) "
 			    "while an identical job compiled", j->gone);
 	}

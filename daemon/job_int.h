@@ -1,6 +1,6 @@
 /*
  * job_int.h - what the files of a worker's job share and nothing else
- * includes: the job's state, and each file's functions for the other,
+ * includes: the job's state, and each file's functions for the others,
  * grouped by the file that defines them.  The interface is job.h.
  */
 #ifndef BC_JOB_INT_H
@@ -62,15 +62,34 @@ struct job {
 	struct bc_proto3x_manifest pm;	/* BOLT pump: the manifest */
 };
 
+#ifndef W_EXITCODE
+#define W_EXITCODE(ret, sig) ((ret) << 8 | (sig))
+#endif
+
 /* job.c: the worker */
 
 /* Set by SIGTERM: the daemon is going down. */
 extern volatile sig_atomic_t bc_job_term;
-/* Wait up to ms for the client or a signal; 1 if the client is gone
- * (j->gone says why), 0 otherwise.  Sends a BEAT when one is due. */
-int bc_job_watch_client(struct job *j, int ms);
 /* Write all of b to the client within the reply's deadline. */
 int bc_job_write_all(struct job *j, const struct bc_buf *b, char *why);
+
+/* jobrun.c: the job's waiting and its compile */
+
+/* FLAG_HEARTBEAT: send BEAT 0 if one is due (j->beat_next); only while
+ * no reply byte has been written.  1 if the client is gone. */
+int bc_jobrun_beat(struct job *j);
+/* Wait up to ms for the client or a signal; 1 if the client is gone
+ * (j->gone says why), 0 otherwise.  Sends a BEAT when one is due. */
+int bc_jobrun_watch(struct job *j, int ms);
+/* Wait for a compile slot: BC_OK held (or no slots configured); else
+ * an error with why (SIGTERM, the job's deadline, the client gone). */
+int bc_jobrun_take_slot(struct job *j, char *why);
+void bc_jobrun_release_slot(struct job *j);
+/* Run the compiler at path with argv in the job dir (or the pump tree's
+ * cwd) and wait: *status the wait status; returns the outcome (OK,
+ * COMPILE_ERROR, TIMEOUT, DISCONNECT, OTHER with why). */
+int bc_jobrun_compile(struct job *j, const char *path, char *const *argv,
+    int *status, char *why);
 
 /* compcache.c: the artifact cache around a compile (doc/cache.md) */
 
