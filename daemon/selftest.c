@@ -185,7 +185,7 @@ file_line(const char *path, int last, char *out, size_t outlen)
 /*
  * Start path with argv in dir: stdin /dev/null, stdout and stderr into
  * the file out, in a process group of its own.  A compiler (compile set)
- * gets the environment a job's compiler gets (job.c: TMPDIR is its dir);
+ * gets the environment a job's compiler gets (jobrun.c: TMPDIR is its dir);
  * the daemon loses a service manager's sockets, which are not its own.
  */
 static int
@@ -368,7 +368,7 @@ check_compiler(struct selftest *s, char *detail, char *err)
 		return bc_seterr(err, BC_ERR_IO, "%s", s->dir_err);
 	if ((r = bc_policy_resolve(p, s->cc, &path, why)) != BC_OK)
 		return bc_seterr(err, r, "%s", why);
-	/* as serve_compile names the compiler in the argv it runs */
+	/* as plan_compile (job.c) names the compiler in the argv it runs */
 	if (bc_policy_check_name(p, s->cc, &name, why) != BC_OK)
 		name = s->cc;
 	wd = xasprintf("%s/local", s->dir);
