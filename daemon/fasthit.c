@@ -157,8 +157,8 @@ answer_lookup(struct bc_fasthit *fh, const struct bc_job_conf *conf,
 }
 
 /* ---------------------------------------------------------------------
- * BOLT pump requests: the checks and the key of serve_compile and
- * cache_prepare (job.c), then the blob
+ * BOLT pump requests: the checks and the key of check_compiler (job.c)
+ * and bc_compcache_prepare (compcache.c), then the blob
  */
 
 /* The compiler's path, allowed by the policy, with allowed options:
@@ -183,8 +183,8 @@ allowed_compiler(const struct bc_job_conf *conf,
 	return path;
 }
 
-/* The key a worker would look up (pump_keys, cache_before_compile):
- * 0 with key set, -1 if only a worker can tell. */
+/* The key a worker would look up (compcache.c: bc_compcache_pump_keys,
+ * bc_compcache_before): 0 with key set, -1 if only a worker can tell. */
 static int
 pump_key(struct bc_fasthit *fh, const struct bc_job_conf *conf,
     const struct bc_request *req, struct bc_proto3x_manifest *m,

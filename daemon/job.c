@@ -2,14 +2,18 @@
  * job.c - serve one connection in a worker process (see job.h).
  *
  * Order of work: read the whole request under the request deadline;
- * check compiler and options; rewrite the argv; write the DOTI into a
- * private temp dir; wait for a compile slot (an fcntl lock on one byte of
- * the shared slot file: released by the kernel when the worker dies);
- * run the compiler in a process group of its own (led by a sentinel
- * that kills it if this worker dies, compgroup.h) with cwd = temp dir and
- * relative file names, so the daemon's temp dir does not leak into the
- * object; watch the client socket and the deadline meanwhile; reply;
+ * check compiler and options; rewrite the argv (jobplan.c, or pump.c
+ * for a tree); ask the cache (compcache.c); write the DOTI into a
+ * private temp dir; wait for a compile slot and run the compiler
+ * (jobrun.c: its own process group, led by a sentinel that kills it if
+ * this worker dies, compgroup.h; cwd = temp dir and relative file names,
+ * so the daemon's temp dir does not leak into the object; the client
+ * socket and the deadline watched meanwhile); reply; store the result;
  * clean up; tell the parent.  Peer data is logged only escaped.
+ *
+ * serve_compile reads as the steps of a compile; what differs between
+ * the protocols a compile comes in (distcc 1 and 2, protocol 3, BOLT,
+ * BOLT pump) is a row of struct job_proto.
  */
 #include "config.h"
 
@@ -17,22 +21,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
-#include <spawn.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache/key.h"
-#include "cache/pathmap.h"
 #include "cache/store.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -41,329 +38,18 @@
 #include "common/io.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "common/osdep.h"
 #include "common/proto.h"
 #include "common/util.h"
-#include "common/wire.h"
 #include "admin.h"
-#include "compgroup.h"
 #include "job.h"
+#include "job_int.h"
+#include "jobplan.h"
 #include "keeper.h"
 #include "policy.h"
 #include "pump.h"
 #include "pumpx.h"
 #include "scratch.h"
 #include "stats.h"
-
-#ifndef W_EXITCODE
-#define W_EXITCODE(ret, sig) ((ret) << 8 | (sig))
-#endif
-
-/* ---------------------------------------------------------------------
- * argv scan and rewrite (pure, unit-tested)
- */
-
-/* Options whose value is the next argument (so it is not the source). */
-static const char *const opts_with_arg[] = {
-	"-x", "-o", "-MF", "-MT", "-MQ", "-MJ", "-include", "-imacros",
-	"-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore",
-	"-isystem", "-isystem-after", "-isysroot", "-iquote", "-iframework",
-	"-ivfsoverlay", "-include-pch", "-I", "-D", "-U", "-L", "-A", "-F",
-	"-Xclang", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xanalyzer",
-	"-target", "-arch", "--param", "-mllvm", "-T", "-u", "-z",
-	"--sysroot", "--serialize-diagnostics", "-gcc-toolchain",
-	"-working-directory", NULL
-};
-
-static int
-takes_arg(const char *a)
-{
-	size_t i;
-
-	for (i = 0; opts_with_arg[i] != NULL; i++)
-		if (strcmp(a, opts_with_arg[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* Language class of a source: 0 none, 1 C, 2 C++, 3 ObjC, 4 ObjC++. */
-enum lang { L_NONE = 0, L_C, L_CXX, L_OBJC, L_OBJCXX };
-
-static const struct {
-	const char *ext;
-	enum lang lang;
-	int preprocessed;
-} src_exts[] = {
-	{ ".c", L_C, 0 }, { ".i", L_C, 1 },
-	{ ".cc", L_CXX, 0 }, { ".cp", L_CXX, 0 }, { ".cxx", L_CXX, 0 },
-	{ ".cpp", L_CXX, 0 }, { ".CPP", L_CXX, 0 }, { ".c++", L_CXX, 0 },
-	{ ".C", L_CXX, 0 }, { ".ii", L_CXX, 1 },
-	{ ".m", L_OBJC, 0 }, { ".mi", L_OBJC, 1 },
-	{ ".mm", L_OBJCXX, 0 }, { ".M", L_OBJCXX, 0 }, { ".mii", L_OBJCXX, 1 },
-	{ NULL, L_NONE, 0 }
-};
-
-static const char *const pp_ext[] = { "", ".i", ".ii", ".mi", ".mii" };
-
-static enum lang
-source_lang(const char *path)
-{
-	const char *e = bc_extension(path);
-	size_t i;
-
-	for (i = 0; src_exts[i].ext != NULL; i++)
-		if (strcmp(e, src_exts[i].ext) == 0)
-			return src_exts[i].lang;
-	return L_NONE;
-}
-
-static const struct {
-	const char *name;
-	enum lang lang;
-	const char *pp_name;	/* the -x value we pass on */
-} x_langs[] = {
-	{ "c", L_C, "cpp-output" },
-	{ "cpp-output", L_C, "cpp-output" },
-	{ "c-cpp-output", L_C, "c-cpp-output" },
-	{ "c++", L_CXX, "c++-cpp-output" },
-	{ "c++-cpp-output", L_CXX, "c++-cpp-output" },
-	{ "objective-c", L_OBJC, "objective-c-cpp-output" },
-	{ "objective-c-cpp-output", L_OBJC, "objective-c-cpp-output" },
-	{ "objc-cpp-output", L_OBJC, "objc-cpp-output" },
-	{ "objective-c++", L_OBJCXX, "objective-c++-cpp-output" },
-	{ "objective-c++-cpp-output", L_OBJCXX, "objective-c++-cpp-output" },
-	{ "objc++-cpp-output", L_OBJCXX, "objc++-cpp-output" },
-	{ NULL, L_NONE, NULL }
-};
-
-static int
-x_lang(const char *v, enum lang *lang, const char **pp)
-{
-	size_t i;
-
-	for (i = 0; x_langs[i].name != NULL; i++)
-		if (strcmp(v, x_langs[i].name) == 0) {
-			*lang = x_langs[i].lang;
-			*pp = x_langs[i].pp_name;
-			return 1;
-		}
-	return 0;
-}
-
-/* A file name safe to create in the job dir from the client's source. */
-static char *
-job_src_name(const char *orig, enum lang lang)
-{
-	const char *b = bc_basename(orig);
-	const char *e = bc_extension(b);
-	size_t stem = (size_t)(e - b), i;
-	int ok = stem > 0 && stem <= 100 && b[0] != '-' && b[0] != '.';
-
-	for (i = 0; ok && i < stem; i++) {
-		char c = b[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		    c == '+' || c == '-'))
-			ok = 0;
-	}
-	if (!ok)
-		return xasprintf("input%s", pp_ext[lang]);
-	return xasprintf("%.*s%s", (int)stem, b, pp_ext[lang]);
-}
-
-void
-bc_job_plan_init(struct bc_job_plan *plan)
-{
-	bc_strv_init(&plan->argv);
-	plan->src_name = NULL;
-	plan->out_name = NULL;
-	plan->dia_name = NULL;
-	plan->orig_src = NULL;
-}
-
-void
-bc_job_plan_free(struct bc_job_plan *plan)
-{
-	bc_strv_free(&plan->argv);
-	free(plan->src_name);
-	free(plan->out_name);
-	free(plan->dia_name);
-	free(plan->orig_src);
-	bc_job_plan_init(plan);
-}
-
-static int
-deny(struct bc_job_plan *plan, char *why, const char *what, const char *arg)
-{
-	char e[256];
-
-	if (arg != NULL) {
-		bc_log_escape(arg, strlen(arg), e, sizeof(e));
-		bc_seterr(why, BC_ERR_DENIED, "%s: '%s'", what, e);
-	} else
-		bc_seterr(why, BC_ERR_DENIED, "%s", what);
-	bc_job_plan_free(plan);
-	return BC_ERR_DENIED;
-}
-
-int
-bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
-    const struct bc_rewrite_opts *opts, struct bc_job_plan *plan, char *why)
-{
-	struct bc_strv *out = &plan->argv;
-	ssize_t src_at = -1, out_at = -1, xval_at = -1;
-	enum lang xlang = L_NONE, lang;
-	const char *xpp = NULL;
-	int mode = 0;		/* 'c' or 'S' */
-	size_t i;
-
-	bc_job_plan_init(plan);
-	if (argc < 1)
-		return deny(plan, why, "empty argv", NULL);
-	bc_strv_push(out, name0);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || a[1] == '\0') {
-			if (source_lang(a) == L_NONE)
-				return deny(plan, why,
-				    "argument is not a source file I can compile",
-				    a);
-			if (src_at >= 0)
-				return deny(plan, why,
-				    "more than one source file", a);
-			src_at = (ssize_t)out->n;
-			plan->orig_src = xstrdup(a);
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
-			if (mode == 0 || a[1] == 'S')
-				mode = a[1];
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
-		    strcmp(a, "-MM") == 0)
-			return deny(plan, why, "preprocess-only option", a);
-		/* dependency output is made by the client's preprocessor */
-		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0 ||
-		    strcmp(a, "-MG") == 0 || strcmp(a, "-MP") == 0)
-			continue;
-		if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 ||
-		    strcmp(a, "-MQ") == 0 || strcmp(a, "-MJ") == 0) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			i++;
-			continue;
-		}
-		if (bc_str_has_prefix(a, "-MF") || bc_str_has_prefix(a, "-MT") ||
-		    bc_str_has_prefix(a, "-MQ") || bc_str_has_prefix(a, "-MJ"))
-			continue;
-		if (strcmp(a, "--serialize-diagnostics") == 0) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			i++;
-			if (opts->want_dia && plan->dia_name == NULL) {
-				plan->dia_name = xstrdup("out.dia");
-				bc_strv_push(out, a);
-				bc_strv_push(out, plan->dia_name);
-			}
-			continue;
-		}
-		if (strcmp(a, "-o") == 0 || bc_str_has_prefix(a, "-o")) {
-			if (out_at >= 0)
-				return deny(plan, why, "more than one -o", a);
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					return deny(plan, why, "missing value",
-					    a);
-				i++;
-			}
-			bc_strv_push(out, "-o");
-			out_at = (ssize_t)out->n;
-			bc_strv_push(out, "");	/* filled below */
-			continue;
-		}
-		if (strcmp(a, "-working-directory") == 0 ||
-		    bc_str_has_prefix(a, "-working-directory="))
-			return deny(plan, why, "option refused", a);
-		if (strcmp(a, "-x") == 0 || (a[1] == 'x' && a[2] != '\0')) {
-			const char *v;
-
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					return deny(plan, why, "missing value",
-					    a);
-				v = argv[++i];
-			} else
-				v = a + 2;
-			if (strcmp(v, "none") == 0) {
-				xlang = L_NONE;
-				xpp = NULL;
-				bc_strv_push(out, "-x");
-				bc_strv_push(out, "none");
-				continue;
-			}
-			if (!x_lang(v, &xlang, &xpp))
-				return deny(plan, why,
-				    "language cannot be compiled remotely", v);
-			bc_strv_push(out, "-x");
-			xval_at = (ssize_t)out->n;
-			bc_strv_push(out, xpp);
-			continue;
-		}
-		bc_strv_push(out, a);
-		if (takes_arg(a)) {
-			if (i + 1 >= argc)
-				return deny(plan, why, "missing value", a);
-			bc_strv_push(out, argv[++i]);
-		}
-	}
-	if (mode == 0)
-		return deny(plan, why, "neither -c nor -S given", NULL);
-	if (src_at < 0)
-		return deny(plan, why, "no source file", NULL);
-	(void)xval_at;
-	lang = xlang != L_NONE ? xlang : source_lang(plan->orig_src);
-	plan->src_name = job_src_name(plan->orig_src, lang);
-	free(out->v[src_at]);
-	out->v[src_at] = xstrdup(plan->src_name);
-	plan->out_name = xstrdup(mode == 'S' ? "out.s" : "out.o");
-	if (out_at >= 0) {
-		free(out->v[out_at]);
-		out->v[out_at] = xstrdup(plan->out_name);
-	} else {
-		bc_strv_push(out, "-o");
-		bc_strv_push(out, plan->out_name);
-	}
-	/* The client strips its own --serialize-diagnostics path and asks
-	 * with FLAG WANT_DIA instead; only clang can write one. */
-	if (opts->want_dia && opts->is_clang && plan->dia_name == NULL) {
-		plan->dia_name = xstrdup("out.dia");
-		bc_strv_push(out, "--serialize-diagnostics");
-		bc_strv_push(out, plan->dia_name);
-	}
-	/* BOLT: name the client's directory in debug info, not ours.  Put
-	 * first so a user's own setting (later) still wins. */
-	if (opts->cwd != NULL && opts->cwd[0] == '/') {
-		char *d;
-
-		if (opts->is_clang)
-			d = xasprintf("-fdebug-compilation-dir=%s", opts->cwd);
-		else if (opts->tmpdir != NULL)
-			d = xasprintf("-fdebug-prefix-map=%s=%s", opts->tmpdir,
-			    opts->cwd);
-		else
-			d = NULL;
-		if (d != NULL) {
-			bc_strv_insert(out, 1, d);
-			free(d);
-		}
-	}
-	return BC_OK;
-}
 
 void
 bc_job_limit_name(enum bc_job_limit which, int ms, char *out, size_t n)
@@ -397,7 +83,7 @@ bc_job_limit_name(enum bc_job_limit which, int ms, char *out, size_t n)
  */
 
 static int job_sig_wr = -1;
-static volatile sig_atomic_t job_term;
+volatile sig_atomic_t bc_job_term;
 
 static void
 job_on_signal(int sig)
@@ -406,52 +92,11 @@ job_on_signal(int sig)
 	char c = (char)sig;
 
 	if (sig == SIGTERM)
-		job_term = 1;
+		bc_job_term = 1;
 	if (job_sig_wr >= 0)
 		(void)write(job_sig_wr, &c, 1);
 	errno = saved;
 }
-
-struct job {
-	const struct bc_job_conf *conf;
-	const char *peer;
-	int rfd, wfd;
-	int watch_rfd;		/* 1 if rfd is a socket: an error = client
-				 * gone */
-	int client_eof;		/* the client shut down its sending side */
-	char gone[BC_ERRLEN];	/* why the client counts as gone */
-	/* the limits by name, for messages (bc_job_limit_name) */
-	char lim_req[96], lim_job[96], lim_io[96], lim_reply[96];
-	int sig_rd;
-	int64_t t0;
-	int64_t deadline;
-	int slot;		/* held slot byte, -1 none */
-	char *dir;		/* job temp dir */
-	char *pump_root, *pump_cwd;	/* pump: file tree, compile cwd */
-	char compiler[64];
-	char file[128];		/* escaped, for the log */
-	char src[128];		/* the source's base name, for the monitor */
-	int mode;		/* enum bc_job_mode */
-	int cache_res;		/* enum bc_ev_cache */
-	char errhead[512];	/* a failed compile: its stderr's first lines,
-				 * escaped, for the log */
-	int64_t rss_kb;
-	struct bc_cache *cache;	/* open for this job, or NULL */
-	char key[BC_HASH_HEXLEN + 1];	/* cache key ("" = none) */
-	/* a BOLT pump key across checkouts (cache/pathmap.h): key_mapped,
-	 * and the key with the paths as written, used when the outputs name
-	 * a mapped prefix after all; key_deferred: a header map's contents
-	 * were needed for the key, which waits for the files */
-	char key_exact[BC_HASH_HEXLEN + 1];
-	int key_mapped, key_deferred, pump_fetched;
-	char origin[BC_CACHE_ORIGIN_LEN + 1];	/* the client's directory */
-	char identity[BC_HASH_HEXLEN + 1];
-	int inflight_fd;	/* held in-flight lock on key, -1 none */
-	int miss_pending;	/* a miss not counted yet (see cache_probe) */
-	struct bc_io *io;	/* the request's connection */
-	int64_t beat_next;	/* FLAG_HEARTBEAT: next BEAT due, 0 off */
-	struct bc_proto3x_manifest pm;	/* BOLT pump: the manifest */
-};
 
 /* An event for the parent, kind and pid filled in here.  Non-blocking:
  * a full pipe loses it (a stats event, a location hint), never stalls. */
@@ -526,392 +171,6 @@ send_location(const struct job *j, const struct bc_cache_loc *rec)
 	emit(j, &ev, BC_EV_LOCATION);
 }
 
-static void
-drain_fd(int fd)
-{
-	char tmp[64];
-
-	while (read(fd, tmp, sizeof(tmp)) > 0)
-		;
-}
-
-/*
- * FLAG_HEARTBEAT: send BEAT 0 if one is due (doc/PROTOCOL.md).  Only
- * called while no reply byte has been written.  Returns 1 if the client
- * is gone.
- */
-static int
-send_beat(struct job *j)
-{
-	struct bc_io io;
-	char hdr[BC_HDR_LEN + 1], e[BC_ERRLEN];
-	int64_t now;
-
-	if (j->beat_next <= 0 || (now = bc_now_ms()) < j->beat_next)
-		return 0;
-	j->beat_next = now + BC_BEAT_INTERVAL_MS;
-	(void)snprintf(hdr, sizeof(hdr), "BEAT%08x", 0u);
-	bc_io_init(&io, j->rfd, j->wfd, j->conf->io_timeout_ms);
-	io.deadline_ms = j->deadline;
-	io.idle_name = j->lim_io;
-	io.deadline_name = j->lim_job;
-	if (bc_io_write_full(&io, hdr, BC_HDR_LEN, e) == BC_OK)
-		return 0;
-	(void)snprintf(j->gone, sizeof(j->gone), "heartbeat not sent: %.400s", e);
-	return 1;
-}
-
-/*
- * Wait up to ms for the client or a signal.  Returns 1 if the client is
- * gone (an error on its socket, or a BEAT that could not be written;
- * j->gone says which), 0 otherwise.
- *
- * EOF is not "gone": a client may shut down its sending side once its
- * request is complete (distcc clients may), and then waits for the
- * reply.  EOF only ends the watching (j->client_eof) and the job goes
- * on.  The price: a client that closed its socket entirely looks the
- * same from here until something is written to it, so its compile runs
- * to the end (bounded by --job-timeout) and the reply's write fails
- * (EPIPE/ECONNRESET: CLI_DISCONNECT); with FLAG_HEARTBEAT the next BEAT
- * finds out within seconds (doc/PROTOCOL.md).  A reset (the client's
- * machine said so) is gone at once.  Stray bytes after the request are
- * discarded.
- */
-static int
-watch_client(struct job *j, int ms)
-{
-	struct pollfd p[2];
-	int n;
-
-	if (send_beat(j))
-		return 1;
-	p[0].fd = j->watch_rfd && !j->client_eof ? j->rfd : -1;
-	p[0].events = POLLIN;
-	p[0].revents = 0;
-	p[1].fd = j->sig_rd;
-	p[1].events = POLLIN;
-	p[1].revents = 0;
-	n = poll(p, 2, ms);
-	if (n <= 0)
-		return 0;
-	if (p[1].revents != 0)
-		drain_fd(j->sig_rd);
-	if (p[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
-		char tmp[4096];
-		ssize_t r = read(j->rfd, tmp, sizeof(tmp));
-
-		if (r == 0) {
-			j->client_eof = 1;
-			bc_debug("client %s: shut down its sending side "
-			    "(half-close); the job goes on", j->peer);
-		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
-			(void)snprintf(j->gone, sizeof(j->gone),
-			    "connection error: %s", strerror(errno));
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int
-take_slot(struct job *j, char *why)
-{
-	const struct bc_job_conf *c = j->conf;
-	int start, i;
-
-	if (c->slot_fd < 0 || c->jobs <= 0)
-		return BC_OK;
-	start = (int)(getpid() % c->jobs);
-	for (;;) {
-		for (i = 0; i < c->jobs; i++) {
-			struct flock fl;
-			int s = (start + i) % c->jobs;
-
-			memset(&fl, 0, sizeof(fl));
-			fl.l_type = F_WRLCK;
-			fl.l_whence = SEEK_SET;
-			fl.l_start = s;
-			fl.l_len = 1;
-			if (fcntl(c->slot_fd, F_SETLK, &fl) == 0) {
-				j->slot = s;
-				return BC_OK;
-			}
-		}
-		if (job_term)
-			return bc_seterr(why, BC_ERR_BUSY, "daemon shutting "
-			    "down (SIGTERM) while the job waited for a compile "
-			    "slot");
-		if (bc_now_ms() >= j->deadline)
-			return bc_seterr(why, BC_ERR_TIMEOUT, "%s passed while "
-			    "the job waited for a compile slot (all %d busy)",
-			    j->lim_job, c->jobs);
-		if (watch_client(j, 5 + (int)(getpid() % 11)))
-			return bc_seterr(why, BC_ERR_EOF, "client gone (%s) "
-			    "while the job waited for a compile slot",
-			    j->gone);
-	}
-}
-
-static void
-release_slot(struct job *j)
-{
-	struct flock fl;
-
-	if (j->slot < 0)
-		return;
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_UNLCK;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = j->slot;
-	fl.l_len = 1;
-	(void)fcntl(j->conf->slot_fd, F_SETLK, &fl);
-	j->slot = -1;
-}
-
-static int
-open_out(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-
-	free(p);
-	return fd;
-}
-
-/* In the compiler child, which joins process group pgid: never
- * returns. */
-static void
-exec_compiler(const struct job *j, pid_t pgid, const char *path,
-    char *const *argv)
-{
-	int in, fo, fe, s;
-	sigset_t none;
-
-	(void)setpgid(0, pgid);
-	for (s = 1; s < 32; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			(void)signal(s, SIG_DFL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (chdir(j->pump_cwd != NULL ? j->pump_cwd : j->dir) != 0)
-		_exit(BC_EXIT_IO_ERROR);
-	in = open("/dev/null", O_RDONLY);
-	fo = open_out(j->dir, "stdout");
-	fe = open_out(j->dir, "stderr");
-	if (in < 0 || fo < 0 || fe < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 ||
-	    dup2(fe, 2) < 0)
-		_exit(BC_EXIT_IO_ERROR);
-	/* cc1/as temporaries go to the job dir (scratch.h), removed with it */
-	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0 ||
-	    setenv("TMPDIR", j->dir, 1) != 0)
-		_exit(BC_EXIT_OUT_OF_MEMORY);
-	execv(path, argv);
-	{
-		char msg[256];
-		int n = snprintf(msg, sizeof(msg),
-		    "boltccd: cannot execute %s: %s\n", path, strerror(errno));
-
-		if (n > 0)
-			(void)write(2, msg, (size_t)n < sizeof(msg) ?
-			    (size_t)n : sizeof(msg) - 1);
-	}
-	_exit(BC_EXIT_COMPILER_MISSING);
-}
-
-#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
-extern char **environ;
-
-/*
- * What exec_compiler does, with posix_spawn: no copy of the worker's
- * page tables (glibc spawns with CLONE_VM|CLONE_VFORK), about 0.3 ms of
- * CPU per compile.  Returns the pid, or -1 with errno (the caller then
- * reports it as exec_compiler would: exit 110 and a message on stderr).
- */
-static pid_t
-spawn_compiler(const struct job *j, pid_t pgid, const char *path,
-    char *const *argv)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t all, none;
-	char *po = xasprintf("%s/stdout", j->dir);
-	char *pe = xasprintf("%s/stderr", j->dir);
-	pid_t pid = -1;
-	int e;
-
-	/* this worker process exists for this one job; cc1/as temporaries
-	 * go to the job dir (scratch.h), removed with it */
-	if (setenv("_DISTCC_SAFEGUARD", "1", 1) != 0 ||
-	    setenv("TMPDIR", j->dir, 1) != 0) {
-		free(po);
-		free(pe);
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
-	sigemptyset(&none);
-	e = posix_spawn_file_actions_addchdir_np(&fa, j->pump_cwd != NULL ?
-	    j->pump_cwd : j->dir);
-	if (e == 0)
-		e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-		    O_RDONLY, 0);
-	if (e == 0)
-		e = posix_spawn_file_actions_addopen(&fa, 1, po,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-	if (e == 0)
-		e = posix_spawn_file_actions_addopen(&fa, 2, pe,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-	if (e == 0)
-		e = posix_spawnattr_setsigdefault(&at, &all);
-	if (e == 0)
-		e = posix_spawnattr_setsigmask(&at, &none);
-	if (e == 0)
-		e = posix_spawnattr_setpgroup(&at, pgid);
-	if (e == 0)
-		e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
-		    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-	if (e == 0)
-		e = posix_spawn(&pid, path, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	free(po);
-	free(pe);
-	if (e != 0) {
-		errno = e;
-		return -1;
-	}
-	return pid;
-}
-#endif
-
-/* Start the compiler in group g; its pid, or -1 with *outcome set (and
- * *status and why as the failure needs). */
-static pid_t
-start_compiler(struct job *j, const struct bc_compgroup *g, const char *path,
-    char *const *argv, int *status, int *outcome, char *why)
-{
-	pid_t pid;
-
-#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCHDIR_NP
-	pid = spawn_compiler(j, g->pgid, path, argv);
-	if (pid < 0) {
-		char msg[256];
-		int fd, n, e = errno;
-
-		if (e == ENOMEM || e == EAGAIN) {
-			bc_seterr(why, BC_ERR_IO, "spawn: %s", strerror(e));
-			*outcome = BC_OUT_OTHER;
-			return -1;
-		}
-		/* as exec_compiler reports a failed exec */
-		fd = open_out(j->dir, "stderr");
-		n = snprintf(msg, sizeof(msg),
-		    "boltccd: cannot execute %s: %s\n", path, strerror(e));
-		if (fd >= 0 && n > 0)
-			(void)write(fd, msg, (size_t)n < sizeof(msg) ?
-			    (size_t)n : sizeof(msg) - 1);
-		if (fd >= 0)
-			close(fd);
-		*status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
-		*outcome = BC_OUT_COMPILE_ERROR;
-		return -1;
-	}
-	(void)exec_compiler;
-#else
-	pid = fork();
-	if (pid < 0) {
-		bc_seterr(why, BC_ERR_IO, "fork: %s", strerror(errno));
-		*outcome = BC_OUT_OTHER;
-		return -1;
-	}
-	if (pid == 0)
-		exec_compiler(j, g->pgid, path, argv);
-#endif
-	(void)setpgid(pid, g->pgid);	/* as the child does: no race */
-	return pid;
-}
-
-/*
- * Run the compiler and wait.  *status gets the wait status; returns the
- * outcome (OK/COMPILE_ERROR/TIMEOUT/DISCONNECT/OTHER).  The compile runs
- * in a process group led by its sentinel (compgroup.h), so that it dies
- * with this worker, however the worker dies.
- */
-static int
-run_compiler(struct job *j, const char *path, char *const *argv, int *status,
-    char *why)
-{
-	struct bc_compgroup g;
-	struct rusage ru;
-	pid_t pid, w;
-	int st = 0, outcome = -1;
-	int64_t t0 = bc_now_ms();
-
-	if (bc_compgroup_start(&g, why) != BC_OK)
-		return BC_OUT_OTHER;
-	if ((pid = start_compiler(j, &g, path, argv, status, &outcome,
-	    why)) < 0) {
-		bc_compgroup_end(&g);
-		return outcome;
-	}
-	/* while the compiler runs: keep what the client sent for later jobs */
-	bc_pumpx_store_received(j->conf->cache_dir);
-	for (;;) {
-		int64_t now, left;
-
-		memset(&ru, 0, sizeof(ru));
-		w = wait4(pid, &st, WNOHANG, &ru);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			bc_seterr(why, BC_ERR_IO, "wait: %s", strerror(errno));
-			outcome = BC_OUT_OTHER;
-			break;
-		}
-		now = bc_now_ms();
-		if (job_term) {
-			bc_seterr(why, BC_ERR_BUSY, "daemon shutting down "
-			    "(SIGTERM): compile killed after %lld ms",
-			    (long long)(now - t0));
-			outcome = BC_OUT_OTHER;
-			break;
-		}
-		if (now >= j->deadline) {
-			bc_seterr(why, BC_ERR_TIMEOUT, "%s passed: compile "
-			    "killed after %lld ms", j->lim_job,
-			    (long long)(now - t0));
-			outcome = BC_OUT_TIMEOUT;
-			break;
-		}
-		left = j->deadline - now;
-		if (watch_client(j, left > 1000 ? 1000 : (int)left)) {
-			bc_seterr(why, BC_ERR_EOF, "client gone (%s): compile "
-			    "killed after %lld ms", j->gone,
-			    (long long)(bc_now_ms() - t0));
-			outcome = BC_OUT_DISCONNECT;
-			break;
-		}
-	}
-	/* what is left of the compile: all of it when it is ended early,
-	 * the compiler's leftovers when it exited */
-	bc_compgroup_end(&g);
-	if (outcome >= 0) {
-		(void)kill(pid, SIGKILL);	/* if it left the group */
-		while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
-			;
-		*status = outcome == BC_OUT_TIMEOUT ?
-		    W_EXITCODE(BC_EXIT_TIMEOUT, 0) :
-		    W_EXITCODE(BC_EXIT_IO_ERROR, 0);
-		return outcome;
-	}
-	j->rss_kb = bc_osdep_maxrss_kb(&ru);
-	*status = st;
-	return st == 0 ? BC_OUT_OK : BC_OUT_COMPILE_ERROR;
-}
-
 static int
 read_job_file(const struct job *j, const char *name, size_t max,
     struct bc_buf *out, int missing_ok, char *why)
@@ -932,8 +191,8 @@ read_job_file(const struct job *j, const char *name, size_t max,
 	return BC_OK;
 }
 
-static int
-write_all(struct job *j, const struct bc_buf *b, char *why)
+int
+bc_job_write_all(struct job *j, const struct bc_buf *b, char *why)
 {
 	struct bc_io io;
 
@@ -987,7 +246,7 @@ refuse(struct job *j, const struct bc_request *req, const char *why)
 	if (req->proto != BC_PROTO_BOLT)
 		return;
 	if (bc_proto_write_error(&b, why, e) == BC_OK &&
-	    write_all(j, &b, e) == BC_OK)
+	    bc_job_write_all(j, &b, e) == BC_OK)
 		linger_close(j);
 	bc_buf_free(&b);
 }
@@ -1023,7 +282,7 @@ finish(struct job *j, int outcome, int status, int ret)
 {
 	int64_t ms = bc_now_ms() - j->t0;
 
-	release_slot(j);
+	bc_jobrun_release_slot(j);
 	if (j->cache != NULL) {
 		if (j->miss_pending)	/* no store counted it */
 			bc_cache_touch(j->cache, j->key, BC_CACHE_COUNT_ALL, 0,
@@ -1048,354 +307,6 @@ finish(struct job *j, int outcome, int status, int ret)
 		free(j->dir);
 		j->dir = NULL;
 	}
-}
-
-/* ---------------------------------------------------------------------
- * the artifact cache around a compile (doc/cache.md)
- */
-
-static int
-cache_open(struct job *j)
-{
-	char e[BC_ERRLEN];
-
-	if (j->cache != NULL)
-		return BC_OK;
-	if (j->conf->cache_dir == NULL)
-		return BC_ERR_NOENT;
-	if (bc_cache_open_lazy(j->conf->cache_dir, j->conf->cache_max,
-	    &j->cache, e) != BC_OK) {
-		bc_warn_once("cache disabled for this job: %s", e);
-		j->cache = NULL;
-		return BC_ERR_IO;
-	}
-	return BC_OK;
-}
-
-/* A BOLT pump job's keys: mapped when its paths allow (pathmap.h), then
- * also the exact one; none yet while a header map's contents are
- * missing (j->key_deferred: computed again once the files came). */
-static void
-pump_keys(struct job *j, const struct bc_request *req)
-{
-	j->key_exact[0] = '\0';
-	j->key_deferred = bc_pumpx_key(&j->pm, req, j->identity,
-	    j->conf->cache_dir, 0, j->key, &j->key_mapped);
-	if (!j->key_deferred && j->key_mapped)
-		(void)bc_pumpx_key(&j->pm, req, j->identity,
-		    j->conf->cache_dir, 1, j->key_exact, NULL);
-}
-
-/*
- * Compute this daemon's identity of the compiler at path and the key of
- * the request.  A client that named another compiler identity is refused
- * (BC_ERR_DENIED, why set): its compiler differs from ours, so our object
- * would not be the one it asked for.  Any other problem only leaves the
- * job uncached (j->key empty).
- */
-static int
-cache_prepare(struct job *j, const struct bc_request *req, const char *path,
-    char *why)
-{
-	struct bc_cache_key_in in;
-	char e[BC_ERRLEN], *memo;
-	int r;
-
-	j->key[0] = '\0';
-	if (cache_open(j) != BC_OK)
-		return BC_OK;
-	memo = xasprintf("%s/identity", j->conf->cache_dir);
-	(void)bc_mkdir_p(memo, 0700, NULL);
-	r = bc_cache_identity(path, memo, j->identity, e);
-	free(memo);
-	if (r != BC_OK) {
-		bc_warn_once("cache: no identity for %s: %s", path, e);
-		(void)bc_cache_count(j->cache, "uncacheable:no-identity", 1);
-		return BC_OK;
-	}
-	if (req->identity != NULL && strcmp(req->identity, j->identity) != 0) {
-		(void)bc_cache_count(j->cache, "identity_mismatch", 1);
-		return bc_seterr(why, BC_ERR_DENIED,
-		    "compiler identity mismatch: the client's compiler is "
-		    "%.16s..., this daemon's %s is %.16s...", req->identity,
-		    path, j->identity);
-	}
-	memset(&in, 0, sizeof(in));
-	in.identity = j->identity;
-	in.argv = req->argv.v;
-	in.argc = req->argv.n;
-	in.cdir = req->proto == BC_PROTO_BOLT ? req->cwd : NULL;
-	in.flags = req->proto == BC_PROTO_BOLT ? req->flags : 0;
-	in.doti = bc_buf_data(&req->doti);
-	in.doti_len = bc_buf_len(&req->doti);
-	bc_cache_origin(req->proto == BC_PROTO_BOLT ? req->cwd : NULL,
-	    j->origin);
-	if (BC_REQ_IS_PUMP(req))	/* BOLT pump: from the manifest */
-		pump_keys(j, req);
-	else
-		bc_cache_key(&in, j->key);
-	return BC_OK;
-}
-
-/* Reply with a cached result: BOLT gets the stored frames as they are,
- * a distcc client gets them expanded and encoded for its protocol. */
-static int
-send_blob(struct job *j, const struct bc_request *req,
-    const struct bc_cache_blob *b, char *why)
-{
-	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
-	char e[BC_ERRLEN];
-	int r;
-
-	if (req->proto == BC_PROTO_BOLT) {
-		const void *z[BC_CACHE_NSECT];
-		int i;
-
-		for (i = 0; i < BC_CACHE_NSECT; i++)
-			z[i] = bc_buf_data(&b->data) + b->off[i];
-		r = req->kind == BC_RQST_PUMP ? (j->pump_fetched ?
-		    bc_proto3x_write_stored : bc_proto3x_write_hit)(&out,
-		    req->flags, b->origin, z, b->zlen, e) :
-		    bc_proto_write_reply_zstd(&out, req, b->origin, z,
-		    b->zlen, e);
-	} else {
-		struct bc_cache_entry ce;
-		struct bc_reply rep;
-
-		r = bc_cache_blob_expand(b, &ce, e);
-		bc_reply_init(&rep);
-		rep.proto = req->proto;
-		rep.status = 0;
-		bc_buf_move(&rep.serr, &ce.serr);
-		bc_buf_move(&rep.sout, &ce.sout);
-		bc_buf_move(&rep.doto, &ce.obj);
-		bc_buf_move(&rep.dia, &ce.dia);
-		bc_buf_move(&rep.dotd, &ce.dotd);
-		if (r == BC_OK)
-			r = bc_proto_write_reply(&out, req, &rep, e);
-		bc_reply_free(&rep);
-		bc_cache_entry_free(&ce);
-	}
-	if (r == BC_OK)
-		r = write_all(j, &out, e);
-	bc_buf_free(&out);
-	if (r != BC_OK)
-		return bc_seterr(why, r, "sending cached result: %s", e);
-	return BC_OK;
-}
-
-/*
- * Wait for the in-flight lock on j->key (someone else compiling the same
- * job) and take it.  BC_OK held; BC_ERR_EOF client gone; another error:
- * not held (the caller goes on without it).
- */
-static int
-take_inflight(struct job *j, char *why)
-{
-	char e[BC_ERRLEN];
-	int r;
-
-	for (;;) {
-		r = bc_cache_inflight_try(j->cache, j->key, &j->inflight_fd, e);
-		if (r != BC_ERR_BUSY)
-			return r;
-		if (job_term || bc_now_ms() >= j->deadline)
-			return BC_ERR_TIMEOUT;
-		if (watch_client(j, 10))
-			return bc_seterr(why, BC_ERR_EOF, "client gone (%s) "
-			    "while an identical job compiled", j->gone);
-	}
-}
-
-/*
- * Before compiling: serve a hit.  Returns 1 if the job was answered from
- * the cache, 0 to compile (holding the in-flight lock when possible),
- * -1 if the client went away.
- */
-static int
-cache_before_compile(struct job *j, const struct bc_request *req, char *why)
-{
-	struct bc_cache_blob b;
-	char e[BC_ERRLEN];
-	int count, r;
-
-	if (j->cache == NULL || j->key[0] == '\0')
-		return 0;
-	/* A mapped key whose outputs named a mapped prefix was stored under
-	 * the exact key (cache_after_compile). */
-	if (j->key_mapped && j->key_exact[0] != '\0' &&
-	    !bc_cache_blob_exists(j->cache, j->key) &&
-	    bc_cache_blob_exists(j->cache, j->key_exact)) {
-		memcpy(j->key, j->key_exact, sizeof(j->key));
-		j->key_mapped = 0;
-	}
-	/* A key with no blob that nobody compiles: take the in-flight lock
-	 * and compile, without the index (the miss is counted with the
-	 * store).  Look again under the lock: it may have been stored in
-	 * between. */
-	if (!bc_cache_blob_exists(j->cache, j->key) &&
-	    bc_cache_inflight_try(j->cache, j->key, &j->inflight_fd, e) ==
-	    BC_OK) {
-		if (!bc_cache_blob_exists(j->cache, j->key)) {
-			j->miss_pending = 1;
-			j->cache_res = BC_EV_CACHE_MISS;
-			return 0;
-		}
-	}
-	/* Lookups do not count their misses (serve_lookup): this one does,
-	 * also after a client's lookup (BC_FLAG_LOOKED_UP). */
-	count = BC_CACHE_COUNT_ALL;
-	bc_cache_blob_init(&b);
-	for (;;) {
-		/* the blob alone first: a hit opens no index (the keeper
-		 * counts it); anything else the index's way */
-		r = bc_cache_lookup_blob(j->cache, j->key, &b, e);
-		if (r != BC_OK)
-			r = bc_cache_lookup(j->cache, j->key, &b, e);
-		if (r == BC_OK) {
-			bc_cache_inflight_release(j->cache, j->key,
-			    j->inflight_fd);
-			j->inflight_fd = -1;
-			bc_info("client: %s cache hit %.16s %s", j->peer, j->key,
-			    j->file);
-			j->cache_res = BC_EV_CACHE_HIT;
-			r = send_blob(j, req, &b, why);
-			/* the client has its answer: now the bookkeeping */
-			bc_keeper_touch(j->conf->keeper_fd, j->cache, j->key,
-			    count, 1, b.compile_ms, j->origin);
-			bc_cache_blob_free(&b);
-			return r == BC_OK ? 1 : -1;
-		}
-		if (r == BC_ERR_CORRUPT)
-			bc_warn("cache: corrupt entry %.16s evicted: %s", j->key,
-			    e);
-		if (j->inflight_fd >= 0) {
-			bc_cache_touch(j->cache, j->key, count, 0, 0);
-			j->cache_res = BC_EV_CACHE_MISS;
-			return 0;
-		}
-		/* Identical jobs in flight compile once: wait for the
-		 * other one, then look again (counting only a hit). */
-		r = take_inflight(j, why);
-		if (r == BC_ERR_EOF)
-			return -1;
-		if (r != BC_OK) {
-			bc_cache_touch(j->cache, j->key, count, 0, 0);
-			j->cache_res = BC_EV_CACHE_MISS;
-			return 0;
-		}
-		if (count == BC_CACHE_COUNT_ALL) {
-			/* the first look was a miss: count it now */
-			bc_cache_touch(j->cache, j->key, count, 0, 0);
-			count = BC_CACHE_COUNT_HITS;
-		}
-	}
-}
-
-/*
- * Store an entry: the blob here, its row by the cache keeper when there
- * is one (keeper.h), so that the job does not open the index; here too
- * when the record cannot be sent.
- */
-static int
-store(struct job *j, const struct bc_cache_entry *ce, char *e)
-{
-	struct bc_cache_stored row;
-	int r;
-
-	r = bc_cache_put_blob(j->cache, j->key, ce, j->miss_pending, &row, e);
-	return r != BC_OK ? r : bc_keeper_store_row(j->conf->keeper_fd,
-	    j->cache, &row, e);
-}
-
-/*
- * A mapped key's entry (pathmap.h): the object must not name a mapped
- * prefix (or our tree), else it is stored under the exact key; stderr,
- * the .d and the .dia's file names and messages are stored with the
- * prefixes as tokens, which the client turns into its own.  m[] receives
- * the tokenized stderr, .d and .dia.  0 to store ce as it is now, -1 not
- * to store.
- */
-static int
-map_entry(struct job *j, const struct bc_request *req,
-    struct bc_cache_entry *ce, struct bc_buf m[3])
-{
-	struct bc_buf *sect[3] = { &ce->serr, &ce->dotd, &ce->dia };
-	struct bc_pathmap pm;
-	const char *leak;
-	char e[BC_ERRLEN];
-	int i, r = 0;
-
-	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
-	leak = bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(&ce->obj),
-	    bc_buf_len(&ce->obj));
-	if (leak == NULL && (bc_pathmap_tokenize(&pm, 0,
-	    bc_buf_data(sect[0]), bc_buf_len(sect[0]), &m[0], e) != BC_OK ||
-	    bc_pathmap_tokenize(&pm, 1, bc_buf_data(sect[1]),
-	    bc_buf_len(sect[1]), &m[1], e) != BC_OK ||
-	    bc_pathmap_tokenize_dia(&pm, bc_buf_data(sect[2]),
-	    bc_buf_len(sect[2]), &m[2], e) != BC_OK))
-		leak = e;
-	for (i = 0; i < 3 && leak == NULL && j->pump_root != NULL; i++)
-		if (bc_pathmap_leak(&pm, j->pump_root, bc_buf_data(&m[i]),
-		    bc_buf_len(&m[i])) != NULL)
-			leak = "the job's tree";
-	if (leak != NULL) {
-		bc_info("cache: %s names %s: stored for this checkout only",
-		    j->file, leak);
-		(void)bc_cache_count(j->cache, "stores_exact:path-in-output", 1);
-		if (j->key_exact[0] == '\0')
-			r = -1;
-		else
-			memcpy(j->key, j->key_exact, sizeof(j->key));
-	} else
-		for (i = 0; i < 3; i++)
-			bc_buf_view(sect[i], bc_buf_data(&m[i]),
-			    bc_buf_len(&m[i]));
-	bc_pathmap_free(&pm);
-	return r;
-}
-
-/* After a successful compile was replied: store it. */
-static void
-cache_after_compile(struct job *j, const struct bc_request *req,
-    const struct bc_reply *rep, int64_t ms)
-{
-	struct bc_buf m[3] = { BC_BUF_INIT(BC_MAX_STDERR),
-	    BC_BUF_INIT(BC_MAX_DOTD), BC_BUF_INIT(BC_MAX_DIA) };
-	struct bc_cache_entry ce;
-	char e[BC_ERRLEN];
-	int64_t t0 = bc_now_ms();
-
-	if (j->cache == NULL || j->key[0] == '\0')
-		return;
-	if (rep->status != 0) {
-		(void)bc_cache_count(j->cache, "uncacheable:compile-error", 1);
-		return;	/* a pending miss is counted by finish() */
-	}
-	bc_buf_view(&ce.serr, bc_buf_data(&rep->serr), bc_buf_len(&rep->serr));
-	bc_buf_view(&ce.sout, bc_buf_data(&rep->sout), bc_buf_len(&rep->sout));
-	bc_buf_view(&ce.obj, bc_buf_data(&rep->doto), bc_buf_len(&rep->doto));
-	bc_buf_view(&ce.dia, bc_buf_data(&rep->dia), bc_buf_len(&rep->dia));
-	/* plain mode: empty; BOLT pump: the .d as replied (doc/cache.md) */
-	bc_buf_view(&ce.dotd, bc_buf_data(&rep->dotd), bc_buf_len(&rep->dotd));
-	ce.compile_ms = ms;
-	memcpy(ce.origin, j->origin, sizeof(ce.origin));
-	if (j->key_mapped && map_entry(j, req, &ce, m) != 0)
-		goto out;
-	if (store(j, &ce, e) != BC_OK)
-		bc_warn_once("cache: storing %.16s failed (the compile itself "
-		    "succeeded): %s", j->key, e);
-	else {
-		j->miss_pending = 0;	/* counted with the store */
-		bc_debug("cache: stored %.16s (%zu object bytes) in %lld ms",
-		    j->key, bc_buf_len(&rep->doto),
-		    (long long)(bc_now_ms() - t0));
-	}
-out:
-	bc_buf_free(&m[0]);
-	bc_buf_free(&m[1]);
-	bc_buf_free(&m[2]);
 }
 
 /* Not here: MISS, or LOCN at (a LOCATE's answer when the key is
@@ -1466,7 +377,7 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 	if (j->conf->cache_dir != NULL && bc_cache_probe(j->conf->cache_dir,
 	    req->key) == BC_CACHE_PROBE_ABSENT)
 		goto miss;
-	if (cache_open(j) == BC_OK) {
+	if (bc_compcache_open(j) == BC_OK) {
 		memcpy(j->key, req->key, BC_HASH_HEXLEN + 1);
 		for (;;) {
 			r = bc_cache_lookup_blob(j->cache, j->key, &b, e);
@@ -1474,7 +385,7 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 				r = bc_cache_lookup(j->cache, j->key, &b, e);
 			if (r == BC_OK) {
 				j->cache_res = BC_EV_CACHE_HIT;
-				r = send_blob(j, req, &b, why);
+				r = bc_compcache_send_blob(j, req, &b, why);
 				bc_keeper_touch(j->conf->keeper_fd, j->cache,
 				    j->key, BC_CACHE_COUNT_ALL, 1, b.compile_ms,
 				    req->origin);
@@ -1497,7 +408,7 @@ serve_lookup(struct job *j, const struct bc_request *req, char *why)
 			}
 			if (r != BC_ERR_BUSY)
 				break;
-			r = take_inflight(j, why);
+			r = bc_compcache_take_inflight(j, why);
 			if (r == BC_ERR_EOF)
 				return BC_OUT_DISCONNECT;
 			bc_cache_inflight_release(j->cache, j->key,
@@ -1519,7 +430,7 @@ miss:
 			send_location(j, &rec);	/* the parent records it */
 	}
 	if (r == BC_OK)
-		r = write_all(j, &out, e);
+		r = bc_job_write_all(j, &out, e);
 	bc_buf_free(&out);
 	if (r != BC_OK) {
 		bc_seterr(why, r, "sending MISS: %s", e);
@@ -1548,7 +459,7 @@ serve_zero(struct job *j, int fd)
 		r = bc_proto_write_error(&b, "refused: the farm's counters are "
 		    "zeroed only from loopback or --admin-allow addresses "
 		    "(boltccd --zero-stats on the daemon's machine)", e);
-	} else if (cache_open(j) != BC_OK)
+	} else if (bc_compcache_open(j) != BC_OK)
 		r = bc_proto_write_error(&b, "cache disabled", e);
 	else if (bc_cache_zero(j->cache, why) != BC_OK)
 		r = bc_proto_write_error(&b, why, e);
@@ -1559,7 +470,7 @@ serve_zero(struct job *j, int fd)
 		r = bc_proto_write_info(&b, "zeroed", e);
 	}
 	if (r == BC_OK)
-		(void)write_all(j, &b, e);
+		(void)bc_job_write_all(j, &b, e);
 	bc_buf_free(&b);
 	return BC_OUT_HELLO;
 }
@@ -1577,7 +488,7 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 	int r;
 
 	job_named(j, req, src);
-	switch (cache_before_compile(j, req, why)) {
+	switch (bc_compcache_before(j, req, why)) {
 	case 1:
 		return BC_OUT_OK;
 	case -1:
@@ -1598,8 +509,8 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 	if (r == BC_OK && j->key_deferred && j->cache != NULL) {
 		/* the header maps are here: the key, and maybe a hit */
 		j->pump_fetched = 1;
-		pump_keys(j, req);
-		switch (j->key_deferred ? 0 : cache_before_compile(j, req,
+		bc_compcache_pump_keys(j, req);
+		switch (j->key_deferred ? 0 : bc_compcache_before(j, req,
 		    why)) {
 		case 1:
 			return BC_OUT_OK;
@@ -1656,38 +567,189 @@ note_errhead(struct job *j, int status, const struct bc_buf *serr)
 	bc_log_escape(p, take, j->errhead + at, sizeof(j->errhead) - at);
 }
 
+/* ---------------------------------------------------------------------
+ * a compile: the steps every protocol takes, in serve_compile; what
+ * differs between the protocols is a row of job_protos
+ */
+
+struct compile;
+
+/* What differs between the protocols a compile comes in. */
+struct job_proto {
+	/* Before the job dir: the cache key, and for BOLT pump the hit and
+	 * then the files.  -1 to go on, or the job's outcome. */
+	int (*before)(struct job *j, const struct bc_request *req,
+	    struct compile *c, char *why);
+	/* The argv to run (jobplan.h, or pump.h's for a tree). */
+	int (*plan)(struct job *j, const struct bc_request *req,
+	    const char *name0, const struct bc_jobplan_opts *ro,
+	    struct bc_jobplan *plan, char *why);
+	/* The reply of a compile into out (rep's .d: what the cache then
+	 * stores). */
+	int (*reply)(struct job *j, const struct bc_request *req,
+	    struct bc_reply *rep, struct bc_buf *out, char *e);
+	int hit_asked;		/* before() served the hit already */
+	int tree;		/* compiled in a tree under j->pump_root: the
+				 * messages name the client's files */
+};
+
+/* A compile's state between its steps. */
+struct compile {
+	const struct job_proto *jp;
+	char *path;		/* the compiler to run (policy.h) */
+	const char *name;	/* its name as the policy knows it */
+	struct bc_jobplan plan;
+	int64_t ms;		/* how long the compiler ran */
+};
+
+/* distcc 1 and 2, BOLT plain: the key from the request and its .i. */
 static int
-serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
+before_plain(struct job *j, const struct bc_request *req, struct compile *c,
+    char *why)
 {
-	const struct bc_job_conf *c = j->conf;
-	struct bc_rewrite_opts ro;
-	struct bc_job_plan plan;
-	struct bc_reply rep;
+	if (bc_compcache_prepare(j, req, c->path, why) != BC_OK) {
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	return -1;
+}
+
+/* distcc protocol 3: no cache; the tree came with the request. */
+static int
+before_pump3(struct job *j, const struct bc_request *req, struct compile *c,
+    char *why)
+{
+	(void)j;
+	(void)req;
+	(void)c;
+	(void)why;
+	return -1;
+}
+
+/* BOLT pump: the key from the manifest, a hit before any tree, then the
+ * files and the tree only on a miss. */
+static int
+before_boltpump(struct job *j, const struct bc_request *req,
+    struct compile *c, char *why)
+{
+	int outcome = before_plain(j, req, c, why);
+
+	return outcome >= 0 ? outcome : pumpx_before_compile(j, req, why);
+}
+
+static int
+plan_plain(struct job *j, const struct bc_request *req, const char *name0,
+    const struct bc_jobplan_opts *ro, struct bc_jobplan *plan, char *why)
+{
+	(void)j;
+	return bc_jobplan_argv(req->argv.v, req->argv.n, name0, ro, plan, why);
+}
+
+static int
+plan_pump(struct job *j, const struct bc_request *req, const char *name0,
+    const struct bc_jobplan_opts *ro, struct bc_jobplan *plan, char *why)
+{
+	return bc_pump_job_plan(req->argv.v, req->argv.n, name0, j->pump_root,
+	    j->dir, ro->want_dia && ro->is_clang, plan, why);
+}
+
+/* distcc 1 and 2, BOLT plain: common/proto.c writes all three. */
+static int
+reply_plain(struct job *j, const struct bc_request *req,
+    struct bc_reply *rep, struct bc_buf *out, char *e)
+{
+	(void)j;
+	return bc_proto_write_reply(out, req, rep, e);
+}
+
+/* distcc protocol 3: the .d from the tree, in the client's paths. */
+static int
+reply_pump3(struct job *j, const struct bc_request *req,
+    struct bc_reply *rep, struct bc_buf *out, char *e)
+{
+	(void)req;
+	return bc_pump_write_reply(out, j->dir, j->pump_root, rep, e);
+}
+
+/* BOLT pump: the .d goes out and, when the client wants one, is
+ * stored. */
+static int
+reply_boltpump(struct job *j, const struct bc_request *req,
+    struct bc_reply *rep, struct bc_buf *out, char *e)
+{
+	int r;
+
+	bc_buf_free(&rep->dotd);
+	bc_pump_read_deps(j->dir, j->pump_root, rep, &rep->dotd);
+	r = bc_proto3x_write_reply(out, rep->status, &rep->serr, &rep->sout,
+	    &rep->doto, &rep->dotd, (req->flags & BC_FLAG_WANT_DIA) != 0 ?
+	    &rep->dia : NULL, e);
+	if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
+		bc_buf_reset(&rep->dotd);
+	return r;
+}
+
+static const struct job_proto proto_distcc = {
+	before_plain, plan_plain, reply_plain, 0, 0
+};
+static const struct job_proto proto_pump3 = {
+	before_pump3, plan_pump, reply_pump3, 0, 1
+};
+static const struct job_proto proto_bolt = {
+	before_plain, plan_plain, reply_plain, 0, 0
+};
+static const struct job_proto proto_boltpump = {
+	before_boltpump, plan_pump, reply_boltpump, 1, 1
+};
+
+static const struct job_proto *
+job_proto(const struct bc_request *req)
+{
+	if (req->proto == 3)
+		return &proto_pump3;
+	if (req->proto != BC_PROTO_BOLT)
+		return &proto_distcc;
+	return req->kind == BC_RQST_PUMP ? &proto_boltpump : &proto_bolt;
+}
+
+/* As distccd, for a compiler it cannot find: the compile "fails" with
+ * exit 110. */
+static void
+reply_no_compiler(struct job *j, const struct bc_request *req,
+    const char *why)
+{
 	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
-	char *path = NULL, *p;
-	const char *name;
-	int r, outcome;
-	int64_t compile_t0, compile_ms = 0;
+	struct bc_reply rep;
 	char e[BC_ERRLEN];
 
-	*status = 0;
+	bc_reply_init(&rep);
+	rep.proto = req->proto;
+	rep.status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
+	(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
+	if (bc_proto_write_reply(&out, req, &rep, e) == BC_OK)
+		(void)bc_job_write_all(j, &out, e);
+	bc_reply_free(&rep);
+	bc_buf_free(&out);
+}
+
+/* The compiler: allowed and found, with options we run.  -1 to go on,
+ * or the job's outcome. */
+static int
+check_compiler(struct job *j, const struct bc_request *req,
+    struct compile *c, int *status, char *why)
+{
+	const struct bc_policy *pol = j->conf->policy;
+	int r;
+
 	if (req->argv.n == 0) {
 		bc_seterr(why, BC_ERR_PROTO, "empty argv");
 		return BC_OUT_BAD_REQ;
 	}
 	bc_log_escape(req->argv.v[0], strlen(req->argv.v[0]), j->compiler,
 	    sizeof(j->compiler));
-	r = bc_policy_resolve(c->policy, req->argv.v[0], &path, why);
+	r = bc_policy_resolve(pol, req->argv.v[0], &c->path, why);
 	if (r == BC_ERR_COMPILER && req->proto != BC_PROTO_BOLT) {
-		/* as distccd: the compile "fails" with exit 110 */
-		bc_reply_init(&rep);
-		rep.proto = req->proto;
-		rep.status = W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
-		(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
-		if (bc_proto_write_reply(&out, req, &rep, e) == BC_OK)
-			(void)write_all(j, &out, e);
-		bc_reply_free(&rep);
-		bc_buf_free(&out);
+		reply_no_compiler(j, req, why);
 		*status = (int)W_EXITCODE(BC_EXIT_COMPILER_MISSING, 0);
 		return BC_OUT_OTHER;
 	}
@@ -1695,30 +757,26 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if (bc_policy_check_name(c->policy, req->argv.v[0], &name, why) != BC_OK)
-		name = req->argv.v[0];	/* not reached: resolve checked it */
+	if (bc_policy_check_name(pol, req->argv.v[0], &c->name, why) != BC_OK)
+		c->name = req->argv.v[0];	/* not reached: resolve checked it */
 	if (bc_policy_check_args(req->argv.v, req->argv.n, why) != BC_OK) {
-		free(path);
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if ((!BC_REQ_IS_PUMP(req) || req->proto == BC_PROTO_BOLT) &&
-	    cache_prepare(j, req, path, why) != BC_OK) {
-		free(path);
-		refuse(j, req, why);
-		return BC_OUT_OTHER;
-	}
-	bc_job_plan_init(&plan);
-	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
-		/* BOLT pump: the cache first (a hit needs no job dir), the
-		 * files and the tree only on a miss */
-		outcome = pumpx_before_compile(j, req, why);
-		if (outcome >= 0)
-			goto out;
-	}
-	if (j->dir == NULL &&
-	    (r = bc_scratch_mkjob(&j->dir, e)) != BC_OK) {
-		free(path);
+	return -1;
+}
+
+/* The job dir and the argv to run there; the job gets its name. */
+static int
+plan_compile(struct job *j, const struct bc_request *req, struct compile *c,
+    char *why)
+{
+	struct bc_jobplan_opts ro;
+	const char *name;
+	char e[BC_ERRLEN];
+	int r;
+
+	if (j->dir == NULL && (r = bc_scratch_mkjob(&j->dir, e)) != BC_OK) {
 		bc_seterr(why, r, "%s", e);
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
@@ -1728,138 +786,227 @@ serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
 	    req->proto == BC_PROTO_BOLT;
 	ro.cwd = req->proto == BC_PROTO_BOLT ? req->cwd : NULL;
 	ro.tmpdir = j->dir;
-	ro.is_clang = bc_policy_is_clang(name);
-	name = bc_basename(name);
-	if ((BC_REQ_IS_PUMP(req) ? bc_pump_job_plan(req->argv.v, req->argv.n,
-	    name[0] == '\0' ? req->argv.v[0] : name, j->pump_root, j->dir,
-	    ro.want_dia && ro.is_clang, &plan, why) :
-	    bc_job_plan_argv(req->argv.v, req->argv.n, name[0] == '\0' ?
-	    req->argv.v[0] : name, &ro, &plan, why)) != BC_OK) {
-		free(path);
+	ro.is_clang = bc_policy_is_clang(c->name);
+	name = bc_basename(c->name);
+	if (c->jp->plan(j, req, name[0] == '\0' ? req->argv.v[0] : name, &ro,
+	    &c->plan, why) != BC_OK) {
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	job_named(j, req, plan.orig_src);
-	switch (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req) ? 0 :
-	    cache_before_compile(j, req, why)) {
+	job_named(j, req, c->plan.orig_src);
+	return -1;
+}
+
+/* A hit before compiling, unless the protocol's before() asked. */
+static int
+serve_hit(struct job *j, const struct bc_request *req,
+    const struct compile *c, char *why)
+{
+	if (c->jp->hit_asked)
+		return -1;
+	switch (bc_compcache_before(j, req, why)) {
 	case 1:
-		outcome = BC_OUT_OK;
-		goto out;
+		return BC_OUT_OK;
 	case -1:
-		outcome = BC_OUT_DISCONNECT;
-		goto out;
+		return BC_OUT_DISCONNECT;
 	default:
-		break;
+		return -1;
 	}
-	p = xasprintf("%s/%s", j->dir, plan.src_name);
+}
+
+/* The request's source (empty for a pump job) where the plan reads it. */
+static int
+write_source(struct job *j, const struct bc_request *req,
+    const struct compile *c, char *why)
+{
+	char e[BC_ERRLEN], *p = xasprintf("%s/%s", j->dir, c->plan.src_name);
+	int r;
+
 	r = bc_write_file_atomic(p, bc_buf_data(&req->doti),
 	    bc_buf_len(&req->doti), 0600, e);
 	free(p);
 	if (r != BC_OK) {
 		bc_seterr(why, r, "%s", e);
-		outcome = BC_OUT_OTHER;
 		refuse(j, req, why);
-		goto out;
+		return BC_OUT_OTHER;
 	}
-	if ((r = take_slot(j, why)) != BC_OK) {
-		outcome = r == BC_ERR_EOF ? BC_OUT_DISCONNECT :
-		    r == BC_ERR_TIMEOUT ? BC_OUT_TIMEOUT : BC_OUT_OTHER;
-		if (r != BC_ERR_EOF)
-			refuse(j, req, why);
-		goto out;
-	}
-	send_event(j, BC_EV_SLOT_START, 0, 0);
-	bc_debug("running %s", path);
-	compile_t0 = bc_now_ms();
-	outcome = run_compiler(j, path, plan.argv.v, status, why);
-	compile_ms = bc_now_ms() - compile_t0;
-	release_slot(j);
-	send_event(j, BC_EV_SLOT_END, 0, 0);
-	if (outcome == BC_OUT_DISCONNECT)
-		goto out;
-	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR) {
-		if (req->proto == BC_PROTO_BOLT) {
-			refuse(j, req, why);
-			goto out;
-		}
-		if (job_term)
-			goto out;	/* silent close: the client retries */
-	}
+	return -1;
+}
 
-	bc_reply_init(&rep);
-	rep.proto = req->proto;
-	rep.status = (uint32_t)*status;
-	bc_buf_free(&rep.serr);
-	bc_buf_init(&rep.serr, BC_MAX_STDERR);
-	bc_buf_free(&rep.sout);
-	bc_buf_init(&rep.sout, BC_MAX_STDOUT);
-	bc_buf_free(&rep.doto);
-	bc_buf_init(&rep.doto, BC_MAX_OBJECT);
-	bc_buf_free(&rep.dia);
-	bc_buf_init(&rep.dia, BC_MAX_DIA);
-	if (outcome == BC_OUT_TIMEOUT)
-		(void)bc_buf_putf(&rep.serr, "boltccd: %s\n", why);
-	else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep.serr, 1,
-	    why)) != BC_OK ||
-	    (r = read_job_file(j, "stdout", BC_MAX_STDOUT, &rep.sout, 1,
-	    why)) != BC_OK ||
-	    (*status == 0 && (r = read_job_file(j, plan.out_name,
-	    BC_MAX_OBJECT, &rep.doto, 1, why)) != BC_OK) ||
-	    (plan.dia_name != NULL && (r = read_job_file(j, plan.dia_name,
-	    BC_MAX_DIA, &rep.dia, 1, why)) != BC_OK)) {
-		bc_reply_free(&rep);
-		outcome = BC_OUT_OTHER;
-		refuse(j, req, why);
-		goto out;
-	}
-	if (BC_REQ_IS_PUMP(req)) {	/* messages name the client's files */
-		bc_pump_strip_root(j->pump_root, &rep.serr);
-		if (bc_buf_len(&rep.dia) > 0 &&
-		    (r = bc_pump_strip_root_dia(j->pump_root, &rep.dia, e)) !=
-		    BC_OK) {
-			bc_seterr(why, r, "the compiler's .dia: %s", e);
-			bc_reply_free(&rep);
-			outcome = BC_OUT_OTHER;
-			refuse(j, req, why);
-			goto out;
-		}
-	}
-	if (*status != 0 && outcome == BC_OUT_COMPILE_ERROR)
-		note_errhead(j, *status, &rep.serr);
-	if (req->proto == BC_PROTO_BOLT && BC_REQ_IS_PUMP(req)) {
-		/* the .d goes out and, when the client wants one, is stored */
-		bc_buf_free(&rep.dotd);
-		bc_pump_read_deps(j->dir, j->pump_root, &rep, &rep.dotd);
-		r = bc_proto3x_write_reply(&out, rep.status, &rep.serr,
-		    &rep.sout, &rep.doto, &rep.dotd,
-		    (req->flags & BC_FLAG_WANT_DIA) != 0 ? &rep.dia : NULL, e);
-		if (!bc_cache_pump_deps_wanted(req->argv.v, req->argv.n))
-			bc_buf_reset(&rep.dotd);
-	} else
-		r = req->proto == 3 ? bc_pump_write_reply(&out, j->dir,
-		    j->pump_root, &rep, e) : bc_proto_write_reply(&out, req,
-		    &rep, e);
+/* A compile slot, waited for (bc_jobrun_take_slot).  -1 when held. */
+static int
+wait_slot(struct job *j, const struct bc_request *req, char *why)
+{
+	int r = bc_jobrun_take_slot(j, why);
+
 	if (r == BC_OK)
-		r = write_all(j, &out, e);
-	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
-		cache_after_compile(j, req, &rep, compile_ms);
-	bc_reply_free(&rep);
-	if (r != BC_OK) {
-		if (r == BC_ERR_EOF || r == BC_ERR_IO)
-			bc_seterr(why, r, "client gone before the reply was "
-			    "sent: %s", e);
-		else
-			bc_seterr(why, r, "reply not sent: %s", e);
-		if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
-			outcome = r == BC_ERR_IO || r == BC_ERR_EOF ?
-			    BC_OUT_DISCONNECT : BC_OUT_OTHER;
-	}
-out:
-	bc_buf_free(&out);
-	bc_job_plan_free(&plan);
-	free(path);
+		return -1;
+	if (r != BC_ERR_EOF)
+		refuse(j, req, why);
+	return r == BC_ERR_EOF ? BC_OUT_DISCONNECT : r == BC_ERR_TIMEOUT ?
+	    BC_OUT_TIMEOUT : BC_OUT_OTHER;
+}
+
+/* The compiler run in the slot held; the slot given back.  The
+ * compile's outcome. */
+static int
+run_in_slot(struct job *j, struct compile *c, int *status, char *why)
+{
+	int64_t t0;
+	int outcome;
+
+	send_event(j, BC_EV_SLOT_START, 0, 0);
+	bc_debug("running %s", c->path);
+	t0 = bc_now_ms();
+	outcome = bc_jobrun_compile(j, c->path, c->plan.argv.v, status, why);
+	c->ms = bc_now_ms() - t0;
+	bc_jobrun_release_slot(j);
+	send_event(j, BC_EV_SLOT_END, 0, 0);
 	return outcome;
 }
+
+/* Whether a compile's end gets a reply: an object or a compile error
+ * does; a client gone does not; a BOLT client is told why; a distcc
+ * client gets the status and stderr, but when the daemon goes down a
+ * silent close (the client retries). */
+static int
+gets_reply(struct job *j, const struct bc_request *req, int outcome,
+    const char *why)
+{
+	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+		return 1;
+	if (outcome == BC_OUT_DISCONNECT)
+		return 0;
+	if (req->proto == BC_PROTO_BOLT) {
+		refuse(j, req, why);
+		return 0;
+	}
+	return !bc_job_term;
+}
+
+/* A compile's reply, read from the job dir (stderr, stdout, object,
+ * .dia; a timeout's message instead), with a tree's root taken out of
+ * the messages.  BC_OK, or an error with why. */
+static int
+collect_reply(struct job *j, const struct bc_request *req,
+    const struct compile *c, int outcome, int status, struct bc_reply *rep,
+    char *why)
+{
+	char e[BC_ERRLEN];
+	int r;
+
+	bc_reply_init(rep);
+	rep->proto = req->proto;
+	rep->status = (uint32_t)status;
+	bc_buf_free(&rep->serr);
+	bc_buf_init(&rep->serr, BC_MAX_STDERR);
+	bc_buf_free(&rep->sout);
+	bc_buf_init(&rep->sout, BC_MAX_STDOUT);
+	bc_buf_free(&rep->doto);
+	bc_buf_init(&rep->doto, BC_MAX_OBJECT);
+	bc_buf_free(&rep->dia);
+	bc_buf_init(&rep->dia, BC_MAX_DIA);
+	if (outcome == BC_OUT_TIMEOUT)
+		(void)bc_buf_putf(&rep->serr, "boltccd: %s\n", why);
+	else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep->serr, 1,
+	    why)) != BC_OK ||
+	    (r = read_job_file(j, "stdout", BC_MAX_STDOUT, &rep->sout, 1,
+	    why)) != BC_OK ||
+	    (status == 0 && (r = read_job_file(j, c->plan.out_name,
+	    BC_MAX_OBJECT, &rep->doto, 1, why)) != BC_OK) ||
+	    (c->plan.dia_name != NULL && (r = read_job_file(j,
+	    c->plan.dia_name, BC_MAX_DIA, &rep->dia, 1, why)) != BC_OK))
+		return r;
+	if (c->jp->tree) {	/* messages name the client's files */
+		bc_pump_strip_root(j->pump_root, &rep->serr);
+		if (bc_buf_len(&rep->dia) > 0 &&
+		    (r = bc_pump_strip_root_dia(j->pump_root, &rep->dia, e)) !=
+		    BC_OK)
+			return bc_seterr(why, r, "the compiler's .dia: %s", e);
+	}
+	return BC_OK;
+}
+
+/* The one reply writer of a compile, whatever its protocol (the row's
+ * reply()); then the cache gets the result.  The job's outcome. */
+static int
+reply_compile(struct job *j, const struct bc_request *req,
+    const struct compile *c, int outcome, int status, char *why)
+{
+	struct bc_buf out = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_reply rep;
+	char e[BC_ERRLEN];
+	int r;
+
+	if (collect_reply(j, req, c, outcome, status, &rep, why) != BC_OK) {
+		bc_reply_free(&rep);
+		refuse(j, req, why);
+		return BC_OUT_OTHER;
+	}
+	if (status != 0 && outcome == BC_OUT_COMPILE_ERROR)
+		note_errhead(j, status, &rep.serr);
+	r = c->jp->reply(j, req, &rep, &out, e);
+	if (r == BC_OK)
+		r = bc_job_write_all(j, &out, e);
+	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+		bc_compcache_after(j, req, &rep, c->ms);
+	bc_reply_free(&rep);
+	bc_buf_free(&out);
+	if (r == BC_OK)
+		return outcome;
+	if (r == BC_ERR_EOF || r == BC_ERR_IO)
+		bc_seterr(why, r, "client gone before the reply was sent: %s",
+		    e);
+	else
+		bc_seterr(why, r, "reply not sent: %s", e);
+	if (outcome == BC_OUT_OK || outcome == BC_OUT_COMPILE_ERROR)
+		outcome = r == BC_ERR_IO || r == BC_ERR_EOF ?
+		    BC_OUT_DISCONNECT : BC_OUT_OTHER;
+	return outcome;
+}
+
+/*
+ * A compile, as its steps: the compiler checked; the protocol's work
+ * before the job dir (the cache key; BOLT pump: a hit, the files); the
+ * job dir and the argv; a hit; the source written; a slot; the
+ * compiler run; the reply and the cache.  Each step returns -1 to go on
+ * or the job's outcome (having refused the job as its protocol wants).
+ */
+static int
+serve_compile(struct job *j, struct bc_request *req, int *status, char *why)
+{
+	struct compile c;
+	int outcome;
+
+	*status = 0;
+	memset(&c, 0, sizeof(c));
+	c.jp = job_proto(req);
+	bc_jobplan_init(&c.plan);
+	outcome = check_compiler(j, req, &c, status, why);
+	if (outcome < 0)
+		outcome = c.jp->before(j, req, &c, why);
+	if (outcome < 0)
+		outcome = plan_compile(j, req, &c, why);
+	if (outcome < 0)
+		outcome = serve_hit(j, req, &c, why);
+	if (outcome < 0)
+		outcome = write_source(j, req, &c, why);
+	if (outcome < 0)
+		outcome = wait_slot(j, req, why);
+	if (outcome < 0) {
+		outcome = run_in_slot(j, &c, status, why);
+		if (gets_reply(j, req, outcome, why))
+			outcome = reply_compile(j, req, &c, outcome, *status,
+			    why);
+	}
+	bc_jobplan_free(&c.plan);
+	free(c.path);
+	return outcome;
+}
+
+/* ---------------------------------------------------------------------
+ * a connection: the request read whole, then served by its kind
+ */
 
 /* The start of a log line about a request that could not be read. */
 static const char *
@@ -1878,6 +1025,182 @@ request_failure(int r)
 	}
 }
 
+/* A request that could not be read whole (what: which part): the log
+ * line, a BOLT client told why unless it went away, the job's end. */
+static void
+request_failed(struct job *j, const struct bc_request *req, int r,
+    const char *what, const char *why)
+{
+	bc_warn("client %s: %s%s: %s", j->peer, request_failure(r), what, why);
+	if (r != BC_ERR_EOF)
+		refuse(j, req, why);	/* BOLT only */
+	finish(j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
+	    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
+}
+
+/*
+ * Read the whole request under the request deadline: the parent's bytes
+ * first (pre), then the socket; a protocol-3 request's files into a
+ * tree, a BOLT pump request's manifest.  BC_OK, or the job has ended
+ * (request_failed).
+ */
+static int
+read_request(struct job *j, struct bc_io *io, struct bc_request *req,
+    const void *pre, size_t npre, char *why)
+{
+	const struct bc_job_conf *conf = j->conf;
+	int r;
+
+	bc_io_init(io, j->rfd, j->wfd, conf->io_timeout_ms);
+	if (npre > 0)
+		bc_io_preload(io, pre, npre);	/* the parent read these */
+	io->deadline_ms = j->t0 + (int64_t)conf->request_timeout_ms;
+	io->idle_name = j->lim_io;
+	io->deadline_name = j->lim_req;
+	if (io->deadline_ms > j->deadline) {
+		io->deadline_ms = j->deadline;
+		io->deadline_name = j->lim_job;
+	}
+	if ((r = bc_proto_read_request(io, req, why)) != BC_OK) {
+		request_failed(j, req, r, "", why);
+		return r;
+	}
+	if (req->proto == 3 && (r = bc_pump_receive(io, req, &j->dir,
+	    &j->pump_root, &j->pump_cwd, why)) != BC_OK) {
+		request_failed(j, req, r, " (pump)", why);
+		return r;
+	}
+	j->io = io;
+	if (BC_REQ_IS_PUMP(req) && req->proto == BC_PROTO_BOLT &&
+	    (r = bc_pumpx_read(io, req, &j->pm, why)) != BC_OK) {
+		/* BOLT pump (daemon/pumpx.c) */
+		request_failed(j, req, r, " (BOLT pump)", why);
+		return r;
+	}
+	return BC_OK;
+}
+
+/* BOLT hello: our name and version. */
+static int
+serve_hello(struct job *j)
+{
+	struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
+	char *info = xasprintf("boltccd %s", j->conf->version);
+	char e[BC_ERRLEN];
+
+	if (bc_proto_write_info(&b, info, e) == BC_OK)
+		(void)bc_job_write_all(j, &b, e);
+	free(info);
+	bc_buf_free(&b);
+	return BC_OUT_HELLO;
+}
+
+/* FLAG_HEARTBEAT on a compile: the first BEAT at once, the client
+ * learns we are alive.  1 if the client is gone. */
+static int
+first_beat(struct job *j, const struct bc_request *req)
+{
+	if (req->proto != BC_PROTO_BOLT || (req->kind != BC_RQST_COMPILE &&
+	    req->kind != BC_RQST_PUMP) || (req->flags & BC_FLAG_HEARTBEAT) == 0)
+		return 0;
+	j->beat_next = bc_now_ms();
+	return bc_jobrun_beat(j);
+}
+
+/* A whole request, by its kind: BOLT's hello, lookups and zero, else a
+ * compile; then the job's end (finish). */
+static void
+serve_request(struct job *j, struct bc_request *req, char *why)
+{
+	int outcome, status = 0;
+
+	if (req->proto == BC_PROTO_BOLT && req->kind == BC_RQST_HELLO)
+		outcome = serve_hello(j);
+	else if (req->proto == BC_PROTO_BOLT && BC_RQST_IS_LOOKUP(req->kind))
+		outcome = serve_lookup(j, req, why);
+	else if (req->proto == BC_PROTO_BOLT && req->kind == BC_RQST_ZERO)
+		outcome = serve_zero(j, j->rfd);
+	else if (first_beat(j, req)) {
+		finish(j, BC_OUT_DISCONNECT, 0, BC_ERR_EOF);
+		return;
+	} else {
+		outcome = serve_compile(j, req, &status, why);
+		if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
+			bc_warn("client %s: %s: %s", j->peer,
+			    outcome_name(outcome), why);
+	}
+	finish(j, outcome, status, 0);
+}
+
+/* The job's state before its request: the connection, the deadline,
+ * the limits' names. */
+static void
+job_init(struct job *j, const struct bc_job_conf *conf, int rfd, int wfd,
+    const char *peer)
+{
+	struct stat sb;
+
+	memset(j, 0, sizeof(*j));
+	j->conf = conf;
+	j->peer = peer;
+	j->rfd = rfd;
+	j->wfd = wfd;
+	j->slot = -1;
+	j->inflight_fd = -1;
+	/* Only a socket's EOF means the client is gone.  On an inetd/ssh
+	 * pipe or a file, EOF may just be a half-close after the request:
+	 * finish the job (bounded by its deadline) and reply. */
+	j->watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
+	/* The compiler must not hold the client's connection: a worker
+	 * killed with its daemon (SIGKILL to the process group) would leave
+	 * the client waiting for the end of an orphaned compile instead of
+	 * seeing the connection close (the compiler has its own process
+	 * group and survives).  Its stdin/out/err are set up anew anyway. */
+	(void)fcntl(rfd, F_SETFD, FD_CLOEXEC);
+	(void)fcntl(wfd, F_SETFD, FD_CLOEXEC);
+	j->t0 = bc_now_ms();
+	j->deadline = j->t0 + (int64_t)conf->job_timeout_ms;
+	bc_job_limit_name(BC_LIMIT_REQUEST, conf->request_timeout_ms,
+	    j->lim_req, sizeof(j->lim_req));
+	bc_job_limit_name(BC_LIMIT_JOB, conf->job_timeout_ms, j->lim_job,
+	    sizeof(j->lim_job));
+	bc_job_limit_name(BC_LIMIT_IO, conf->io_timeout_ms, j->lim_io,
+	    sizeof(j->lim_io));
+	bc_job_limit_name(BC_LIMIT_REPLY, conf->job_timeout_ms, j->lim_reply,
+	    sizeof(j->lim_reply));
+}
+
+/* The worker's signals: SIGCHLD and SIGTERM wake bc_jobrun_watch through
+ * the pipe sp (its read end j->sig_rd), the rest the parent decides.
+ * -1 if there is no pipe. */
+static int
+job_signals(struct job *j, int sp[2])
+{
+	struct sigaction sa;
+
+	if (pipe(sp) != 0) {
+		bc_error("pipe: %s", strerror(errno));
+		return -1;
+	}
+	(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
+	(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
+	j->sig_rd = sp[0];
+	job_sig_wr = sp[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = job_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	(void)sigaction(SIGCHLD, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	(void)sigaction(SIGINT, &sa, NULL);	/* the parent decides */
+	(void)sigaction(SIGHUP, &sa, NULL);
+	(void)sigaction(SIGPIPE, &sa, NULL);
+	return 0;
+}
+
 void
 bc_job_serve(const struct bc_job_conf *conf, int rfd, int wfd,
     const char *peer)
@@ -1892,141 +1215,16 @@ bc_job_serve_from(const struct bc_job_conf *conf, int rfd, int wfd,
 	struct bc_request req;
 	struct bc_io io;
 	struct job j;
-	struct sigaction sa;
-	struct stat sb;
-	int sp[2], r, outcome, status = 0;
+	int sp[2];
 	char why[BC_ERRLEN];
 
-	memset(&j, 0, sizeof(j));
-	j.conf = conf;
-	j.peer = peer;
-	j.rfd = rfd;
-	j.wfd = wfd;
-	j.slot = -1;
-	j.inflight_fd = -1;
-	/* Only a socket's EOF means the client is gone.  On an inetd/ssh
-	 * pipe or a file, EOF may just be a half-close after the request:
-	 * finish the job (bounded by its deadline) and reply. */
-	j.watch_rfd = fstat(rfd, &sb) != 0 || S_ISSOCK(sb.st_mode);
-	/* The compiler must not hold the client's connection: a worker
-	 * killed with its daemon (SIGKILL to the process group) would leave
-	 * the client waiting for the end of an orphaned compile instead of
-	 * seeing the connection close (the compiler has its own process
-	 * group and survives).  Its stdin/out/err are set up anew anyway. */
-	(void)fcntl(rfd, F_SETFD, FD_CLOEXEC);
-	(void)fcntl(wfd, F_SETFD, FD_CLOEXEC);
-	j.t0 = bc_now_ms();
-	j.deadline = j.t0 + (int64_t)conf->job_timeout_ms;
-	bc_job_limit_name(BC_LIMIT_REQUEST, conf->request_timeout_ms,
-	    j.lim_req, sizeof(j.lim_req));
-	bc_job_limit_name(BC_LIMIT_JOB, conf->job_timeout_ms, j.lim_job,
-	    sizeof(j.lim_job));
-	bc_job_limit_name(BC_LIMIT_IO, conf->io_timeout_ms, j.lim_io,
-	    sizeof(j.lim_io));
-	bc_job_limit_name(BC_LIMIT_REPLY, conf->job_timeout_ms, j.lim_reply,
-	    sizeof(j.lim_reply));
+	job_init(&j, conf, rfd, wfd, peer);
 	why[0] = '\0';
-
-	if (pipe(sp) != 0) {
-		bc_error("pipe: %s", strerror(errno));
+	if (job_signals(&j, sp) != 0)
 		return;
-	}
-	(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
-	(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
-	(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
-	(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
-	j.sig_rd = sp[0];
-	job_sig_wr = sp[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = job_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	(void)sigaction(SIGCHLD, &sa, NULL);
-	(void)sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	(void)sigaction(SIGINT, &sa, NULL);	/* the parent decides */
-	(void)sigaction(SIGHUP, &sa, NULL);
-	(void)sigaction(SIGPIPE, &sa, NULL);
-
 	bc_request_init(&req);
-	bc_io_init(&io, rfd, wfd, conf->io_timeout_ms);
-	if (npre > 0)
-		bc_io_preload(&io, pre, npre);	/* the parent read these */
-	io.deadline_ms = j.t0 + (int64_t)conf->request_timeout_ms;
-	io.idle_name = j.lim_io;
-	io.deadline_name = j.lim_req;
-	if (io.deadline_ms > j.deadline) {
-		io.deadline_ms = j.deadline;
-		io.deadline_name = j.lim_job;
-	}
-	r = bc_proto_read_request(&io, &req, why);
-	if (r != BC_OK) {
-		bc_warn("client %s: %s: %s", peer, request_failure(r), why);
-		if (req.proto == BC_PROTO_BOLT && r != BC_ERR_EOF)
-			refuse(&j, &req, why);
-		outcome = r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
-		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ;
-		if (r == BC_ERR_PROTO || r == BC_ERR_NOTSUP ||
-		    r == BC_ERR_LIMIT || r == BC_ERR_CORRUPT)
-			outcome = BC_OUT_BAD_REQ;
-		finish(&j, outcome, 0, r);
-		goto done;
-	}
-	if (req.proto == 3 && (r = bc_pump_receive(&io, &req, &j.dir,
-	    &j.pump_root, &j.pump_cwd, why)) != BC_OK) {
-		bc_warn("client %s: %s (pump): %s", peer, request_failure(r),
-		    why);
-		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
-		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
-		goto done;
-	}
-	j.io = &io;
-	if (BC_REQ_IS_PUMP(&req) && req.proto == BC_PROTO_BOLT &&
-	    (r = bc_pumpx_read(&io, &req, &j.pm, why)) != BC_OK) {
-		/* BOLT pump (daemon/pumpx.c) */
-		bc_warn("client %s: %s (BOLT pump): %s", peer,
-		    request_failure(r), why);
-		if (r != BC_ERR_EOF)
-			refuse(&j, &req, why);
-		finish(&j, r == BC_ERR_EOF || r == BC_ERR_TIMEOUT ||
-		    r == BC_ERR_TRUNCATED ? BC_OUT_OTHER : BC_OUT_BAD_REQ, 0, r);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_HELLO) {
-		struct bc_buf b = BC_BUF_INIT(BC_MAX_MSG + 64);
-		char *info = xasprintf("boltccd %s", conf->version);
-		char e[BC_ERRLEN];
-
-		if (bc_proto_write_info(&b, info, e) == BC_OK)
-			(void)write_all(&j, &b, e);
-		free(info);
-		bc_buf_free(&b);
-		finish(&j, BC_OUT_HELLO, 0, 0);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && BC_RQST_IS_LOOKUP(req.kind)) {
-		outcome = serve_lookup(&j, &req, why);
-		finish(&j, outcome, 0, 0);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && req.kind == BC_RQST_ZERO) {
-		finish(&j, serve_zero(&j, rfd), 0, 0);
-		goto done;
-	}
-	if (req.proto == BC_PROTO_BOLT && (req.kind == BC_RQST_COMPILE ||
-	    req.kind == BC_RQST_PUMP) && (req.flags & BC_FLAG_HEARTBEAT) != 0) {
-		/* the first BEAT at once: the client learns we are alive */
-		j.beat_next = bc_now_ms();
-		if (send_beat(&j)) {
-			finish(&j, BC_OUT_DISCONNECT, 0, BC_ERR_EOF);
-			goto done;
-		}
-	}
-	outcome = serve_compile(&j, &req, &status, why);
-	if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR)
-		bc_warn("client %s: %s: %s", peer, outcome_name(outcome), why);
-	finish(&j, outcome, status, 0);
-done:
+	if (read_request(&j, &io, &req, pre, npre, why) == BC_OK)
+		serve_request(&j, &req, why);
 	bc_proto3x_manifest_free(&j.pm);
 	free(j.pump_root);
 	free(j.pump_cwd);

@@ -40,38 +40,6 @@ struct bc_job_conf {
 					 * who besides loopback may ZERO */
 };
 
-/* Inputs of the argv rewrite besides the argv itself. */
-struct bc_rewrite_opts {
-	int want_dia;		/* BOLT FLAG WANT_DIA */
-	const char *cwd;	/* BOLT CDIR (client cwd) or NULL */
-	const char *tmpdir;	/* the job dir (for gcc's prefix map) */
-	int is_clang;
-};
-
-/* What the daemon will run, relative to the job dir. */
-struct bc_job_plan {
-	struct bc_strv argv;	/* argv[0] = compiler name as resolved */
-	char *src_name;		/* where DOTI goes, e.g. "hello.i" */
-	char *out_name;		/* "out.o" or "out.s" */
-	char *dia_name;		/* "out.dia" or NULL */
-	char *orig_src;		/* client's source argument (not escaped) */
-};
-
-void bc_job_plan_init(struct bc_job_plan *plan);
-void bc_job_plan_free(struct bc_job_plan *plan);
-
-/*
- * The daemon's argv scan (like distccd's): the argv must compile exactly
- * one source file (-c or -S); -o is replaced by the plan's out_name, the
- * source by src_name (preprocessed extension; -x LANG becomes
- * -x LANG-cpp-output), -M* dependency options are removed (the client made
- * the .d), --serialize-diagnostics is replaced (want_dia) or removed.
- * Debug-path options are appended for BOLT requests (cwd != NULL).
- * argv[0] of the result is name0.  BC_OK or BC_ERR_DENIED with why.
- */
-int bc_job_plan_argv(char *const *argv, size_t argc, const char *name0,
-    const struct bc_rewrite_opts *opts, struct bc_job_plan *plan, char *why);
-
 /* The limits that can end a job, named in its messages. */
 enum bc_job_limit {
 	BC_LIMIT_REQUEST,	/* --request-timeout: receiving the request */

@@ -661,12 +661,12 @@ bc_pump_receive(struct bc_io *io, const struct bc_request *req, char **dir,
 int
 bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, int want_dia,
-    struct bc_job_plan *plan, char *why)
+    struct bc_jobplan *plan, char *why)
 {
 	struct bc_pump_plan p;
 	int r;
 
-	bc_job_plan_init(plan);
+	bc_jobplan_init(plan);
 	if (root == NULL)
 		return bc_seterr(why, BC_ERR_DENIED, "no pump tree");
 	if ((r = bc_pump_plan_argv(argv, argc, name0, root, jobdir, &p, why))

@@ -25,6 +25,7 @@
 #include "common/pumpname.h"
 #include "common/util.h"
 #include "job.h"
+#include "jobplan.h"
 
 struct bc_pump_tree {
 	char *root;		/* absolute, no trailing slash */
@@ -93,7 +94,7 @@ int bc_pump_receive(struct bc_io *io, const struct bc_request *req,
  * <jobdir>/out.dia (plan->dia_name). */
 int bc_pump_job_plan(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, int want_dia,
-    struct bc_job_plan *plan, char *why);
+    struct bc_jobplan *plan, char *why);
 /* Read <jobdir>/deps.d (if the compile succeeded) into deps, with the
  * root removed and the lines re-wrapped: the DOTD of both pump replies. */
 void bc_pump_read_deps(const char *jobdir, const char *root,

@@ -41,6 +41,7 @@
 #include "common/proto.h"
 #include "common/util.h"
 #include "job.h"
+#include "jobplan.h"
 #include "policy.h"
 #include "scratch.h"
 #include "selftest.h"
@@ -184,7 +185,7 @@ file_line(const char *path, int last, char *out, size_t outlen)
 /*
  * Start path with argv in dir: stdin /dev/null, stdout and stderr into
  * the file out, in a process group of its own.  A compiler (compile set)
- * gets the environment a job's compiler gets (job.c: TMPDIR is its dir);
+ * gets the environment a job's compiler gets (jobrun.c: TMPDIR is its dir);
  * the daemon loses a service manager's sockets, which are not its own.
  */
 static int
@@ -353,8 +354,8 @@ static int
 check_compiler(struct selftest *s, char *detail, char *err)
 {
 	const struct bc_policy *p = s->conf->policy;
-	struct bc_rewrite_opts ro;
-	struct bc_job_plan plan;
+	struct bc_jobplan_opts ro;
+	struct bc_jobplan plan;
 	char why[BC_ERRLEN], e[BC_ERRLEN], how[64], said[256], real[PATH_MAX];
 	char *path = NULL, *wd = NULL, *file = NULL, *log = NULL, *cmd = NULL;
 	const char *name;
@@ -362,12 +363,12 @@ check_compiler(struct selftest *s, char *detail, char *err)
 	pid_t pid;
 	int r, status;
 
-	bc_job_plan_init(&plan);
+	bc_jobplan_init(&plan);
 	if (s->dir == NULL)
 		return bc_seterr(err, BC_ERR_IO, "%s", s->dir_err);
 	if ((r = bc_policy_resolve(p, s->cc, &path, why)) != BC_OK)
 		return bc_seterr(err, r, "%s", why);
-	/* as serve_compile names the compiler in the argv it runs */
+	/* as plan_compile (job.c) names the compiler in the argv it runs */
 	if (bc_policy_check_name(p, s->cc, &name, why) != BC_OK)
 		name = s->cc;
 	wd = xasprintf("%s/local", s->dir);
@@ -375,7 +376,7 @@ check_compiler(struct selftest *s, char *detail, char *err)
 	ro.tmpdir = wd;
 	ro.is_clang = bc_policy_is_clang(name);
 	name = bc_basename(name);
-	if (bc_job_plan_argv(s->job_argv.v, s->job_argv.n, name[0] != '\0' ?
+	if (bc_jobplan_argv(s->job_argv.v, s->job_argv.n, name[0] != '\0' ?
 	    name : s->cc, &ro, &plan, why) != BC_OK) {
 		r = bc_seterr(err, BC_ERR_INTERNAL, "the daemon would refuse "
 		    "the test job: %s", why);
@@ -433,7 +434,7 @@ check_compiler(struct selftest *s, char *detail, char *err)
 	    bc_scratch_origin());
 	r = BC_OK;
 out:
-	bc_job_plan_free(&plan);
+	bc_jobplan_free(&plan);
 	free(path);
 	free(wd);
 	free(file);

@@ -302,7 +302,7 @@ START_TEST(left_to_a_worker)
 END_TEST
 
 /* The key a daemon computes for the BOLT pump request in (n bytes) with
- * the compiler at path (as daemon/job.c's cache_prepare does). */
+ * the compiler at path (as daemon/compcache.c's bc_compcache_prepare does). */
 static void
 pump_key(const struct bc_buf *in, const char *path,
     char key[BC_HASH_HEXLEN + 1])

@@ -233,7 +233,7 @@ START_TEST(test_plan_argv)
 		char *b[] = { "clang", "--serialize-diagnostics",
 		    "/etc/owned.dia", "-index-store-path", "/etc/idx",
 		    "-ivfsstatcache", "/etc/sc", "-c", "x.c", NULL };
-		struct bc_job_plan jp;
+		struct bc_jobplan jp;
 
 		ck_assert_int_eq(bc_pump_plan_argv(b, 9, "clang", "/R", "/J",
 		    &p, why), BC_OK);
@@ -248,7 +248,7 @@ START_TEST(test_plan_argv)
 		joined = bc_strv_join(&jp.argv);
 		ck_assert_ptr_null(strstr(joined, "dia"));
 		free(joined);
-		bc_job_plan_free(&jp);
+		bc_jobplan_free(&jp);
 		ck_assert_int_eq(bc_pump_job_plan(b, 9, "clang", "/R", "/J", 1,
 		    &jp, why), BC_OK);
 		ck_assert_str_eq(jp.dia_name, "out.dia");
@@ -257,7 +257,7 @@ START_TEST(test_plan_argv)
 		    " --serialize-diagnostics /J/out.dia"));
 		ck_assert_ptr_null(strstr(joined, "/etc/"));
 		free(joined);
-		bc_job_plan_free(&jp);
+		bc_jobplan_free(&jp);
 		/* a value missing is refused */
 		ck_assert_int_eq(bc_pump_plan_argv(b, 2, "clang", "/R", "/J",
 		    &p, why), BC_ERR_DENIED);
