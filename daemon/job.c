@@ -908,7 +908,13 @@ collect_reply(struct job *j, const struct bc_request *req,
 	bc_buf_init(&rep->dia, BC_MAX_DIA);
 	if (outcome == BC_OUT_TIMEOUT)
 		(void)bc_buf_putf(&rep->serr, "boltccd: %s\n", why);
-	else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep->serr, 1,
+	else if (outcome != BC_OUT_OK && outcome != BC_OUT_COMPILE_ERROR) {
+		/* the compiler did not run (its group or its spawn failed):
+		 * a failure of the farm's, never a success with no object */
+		if (status == 0)
+			rep->status = (uint32_t)W_EXITCODE(BC_EXIT_FAILURE, 0);
+		(void)bc_buf_putf(&rep->serr, "boltccd: %s\n", why);
+	} else if ((r = read_job_file(j, "stderr", BC_MAX_STDERR, &rep->serr, 1,
 	    why)) != BC_OK ||
 	    (r = read_job_file(j, "stdout", BC_MAX_STDOUT, &rep->sout, 1,
 	    why)) != BC_OK ||

@@ -26,7 +26,9 @@ mkdir -p "$T/bin"
 # (only a compile sleeps: the daemon asks each compiler for its version)
 printf '#!/bin/sh\ncase " $* " in *" -c "*) sleep 3 ;; esac\nexec gcc "$@"\n' >"$T/bin/sleepcc"
 printf '#!/bin/sh\necho "sigcc: about to crash" >&2\nkill -SEGV $$\n' >"$T/bin/sigcc"
-chmod 755 "$T/bin/sleepcc" "$T/bin/sigcc"
+# an executable the kernel cannot run (no #! line): its spawn fails
+printf 'not a program\n' >"$T/bin/execfail"
+chmod 755 "$T/bin/sleepcc" "$T/bin/sigcc" "$T/bin/execfail"
 gcc -E hello.c >hello.i && gcc -E broken.c >broken.i || die "gcc -E"
 gcc -O2 -c hello.c -o "$T/local.o" || die "local compile"
 req() { _f=$1; shift; $DCC build "$@" >"$T/$_f" || die "build $_f"; }
@@ -35,6 +37,7 @@ req bolt.bin --proto bolt --doti hello.i -- gcc -O2 -c hello.c -o hello.o
 req p2slow.bin --proto 2 --doti hello.i -- "$T/bin/sleepcc" -O2 -c hello.c -o hello.o
 req boltslow.bin --proto bolt --doti hello.i -- "$T/bin/sleepcc" -O2 -c hello.c -o hello.o
 req p2sig.bin --proto 2 --doti hello.i -- "$T/bin/sigcc" -c hello.c -o hello.o
+req p2execfail.bin --proto 2 --doti hello.i -- "$T/bin/execfail" -c hello.c -o hello.o
 req p2broken.bin --proto 2 --doti broken.i -- gcc -c broken.c -o broken.o
 req p3broken.bin --proto 3 --cwd "$T/src" --files "$T/src/broken.c" -- \
 	gcc -c broken.c -o broken.o
@@ -56,7 +59,8 @@ logged() {
 
 log "--- daemon A: --request-timeout 1"
 start_boltccd --request-timeout 1 --allow-compiler "$T/bin/sleepcc" \
-	--allow-compiler "$T/bin/sigcc" || die "cannot start boltccd"
+	--allow-compiler "$T/bin/sigcc" --allow-compiler "$T/bin/execfail" ||
+	die "cannot start boltccd"
 
 log "--- 1. a request that stalls"
 t0=$(date +%s)
@@ -89,6 +93,9 @@ logged "the half-close is noted (debug)" 'shut down its sending side \(half-clos
 log "--- 5. the stderr head of every failed compile"
 $DCC replay "$DPORT" "$T/p2broken.bin" --out "$T/r.bin" --timeout 30 2>/dev/null
 logged "protocol 2 compile error" "compile error in broken.c: .*broken.c:[0-9]+:[0-9]+: error: expected"
+$DCC replay "$DPORT" "$T/p2execfail.bin" --out "$T/r.bin" --timeout 30 2>/dev/null
+check "a compiler the kernel cannot run: a farm failure (110, as distccd), never a success with no object" \
+	$DCC check-reply "$T/r.bin" --proto 2 --expect-stat 28160 --quiet
 $DCC replay "$DPORT" "$T/p2sig.bin" --out "$T/r.bin" --timeout 30 2>/dev/null
 check "signal-killed compiler: the reply carries its status" \
 	$DCC check-reply "$T/r.bin" --proto 2 --expect-stat 11 --quiet
