@@ -21,7 +21,6 @@
 #include "client/pump.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
-#include "client/ssh.h"
 #include "preproc/memo.h"
 #include "preproc/scan.h"
 #include "preproc/search.h"
@@ -586,10 +585,9 @@ bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
 		*why = "encode";
 		return r;
 	}
-	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err); /* tcp/ssh */
+	r = bc_remote_connect(h, connect_timeout_ms, &fd, why, err);
 	if (r != BC_OK) {
 		bc_buf_free(&out);
-		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
 		return r;
 	}
 	bc_io_init(&io, fd, fd, io_timeout_ms);

@@ -19,7 +19,6 @@
 #include "preproc/hmap.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
-#include "client/ssh.h"
 
 /* The DIRM name of a marker entry (the directory itself), malloc'd. */
 static char *
@@ -262,10 +261,9 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 		*why = "encode";
 		return r;
 	}
-	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err); /* tcp/ssh */
+	r = bc_remote_connect(h, connect_timeout_ms, &fd, why, err);
 	if (r != BC_OK) {
 		bc_buf_free(&out);
-		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
 		return r;
 	}
 	bc_io_init(&io, fd, fd, io_timeout_ms);
