@@ -563,6 +563,31 @@ bc_cpump_encode_p3(const struct bc_cpump *p, struct bc_buf *out, char *err)
 }
 
 int
+bc_cpump_open(const struct bc_cpump *p, bc_cpump_encoder encode,
+    const struct bc_host *h, int connect_timeout_ms, int io_timeout_ms,
+    struct bc_buf *out, int *fd, struct bc_io *io, const char **why,
+    char *err)
+{
+	int r;
+
+	bc_buf_init(out, BC_BUF_CEILING);
+	if ((r = encode(p, out, err)) != BC_OK) {
+		/* a file changed or vanished since the scan: not the host's
+		 * fault, but this job cannot go out in pump mode */
+		bc_buf_free(out);
+		*why = "encode";
+		return r;
+	}
+	r = bc_remote_connect(h, connect_timeout_ms, fd, why, err);
+	if (r != BC_OK) {
+		bc_buf_free(out);
+		return r;
+	}
+	bc_io_init(io, *fd, *fd, io_timeout_ms);
+	return BC_OK;
+}
+
+int
 bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
     int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,
     struct bc_remote_counts *counts, const char **why, char *err)
@@ -576,21 +601,10 @@ bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
 	if (proto == BC_PROTO_BOLT)
 		return bc_cpumpx_compile(p, h, connect_timeout_ms,
 		    io_timeout_ms, rep, counts, why, err);
-	bc_buf_init(&out, BC_BUF_CEILING);
-	r = bc_cpump_encode_p3(p, &out, err);
-	if (r != BC_OK) {
-		/* a file changed or vanished since the scan: not the host's
-		 * fault, but this job cannot go out in pump mode */
-		bc_buf_free(&out);
-		*why = "encode";
+	r = bc_cpump_open(p, bc_cpump_encode_p3, h, connect_timeout_ms,
+	    io_timeout_ms, &out, &fd, &io, why, err);
+	if (r != BC_OK)
 		return r;
-	}
-	r = bc_remote_connect(h, connect_timeout_ms, &fd, why, err);
-	if (r != BC_OK) {
-		bc_buf_free(&out);
-		return r;
-	}
-	bc_io_init(&io, fd, fd, io_timeout_ms);
 	r = bc_io_write_buf(&io, &out, err);
 	bc_buf_free(&out);
 	rep->proto = 3;
