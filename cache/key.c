@@ -108,19 +108,32 @@ bc_cache_key_args(char *const *argv, size_t argc, struct bc_strv *out)
 	walk_args(argv, argc, push_word, out);
 }
 
+/*
+ * The words of argv after argv[0] in turn, without the options that take
+ * a value and their values: start with *i = 0; NULL at the end.
+ */
+static const char *
+next_word(char *const *argv, size_t argc, size_t *i)
+{
+	while (++*i < argc) {
+		const char *a = argv[*i];
+
+		if (!in_table(a, keep_with_value) &&
+		    !in_table(a, drop_with_value))
+			return a;
+		++*i;
+	}
+	return NULL;
+}
+
 int
 bc_cache_key_debug(char *const *argv, size_t argc)
 {
+	const char *a;
 	int on = 0;
-	size_t i;
+	size_t i = 0;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (in_table(a, keep_with_value) || in_table(a, drop_with_value)) {
-			i++;
-			continue;
-		}
+	while ((a = next_word(argv, argc, &i)) != NULL) {
 		if (a[0] != '-' || a[1] != 'g')
 			continue;
 		if (strcmp(a, "-g0") == 0 || strcmp(a, "-ggdb0") == 0 ||
@@ -230,18 +243,12 @@ bc_cache_key(const struct bc_cache_key_in *in, char out[BC_HASH_HEXLEN + 1])
 int
 bc_cache_pump_deps_wanted(char *const *argv, size_t argc)
 {
-	size_t i;
+	const char *a;
+	size_t i = 0;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (in_table(a, keep_with_value) || in_table(a, drop_with_value)) {
-			i++;
-			continue;
-		}
+	while ((a = next_word(argv, argc, &i)) != NULL)
 		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
 			return 1;
-	}
 	return 0;
 }
 

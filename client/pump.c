@@ -21,7 +21,6 @@
 #include "client/pump.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
-#include "client/ssh.h"
 #include "preproc/memo.h"
 #include "preproc/scan.h"
 #include "preproc/search.h"
@@ -221,26 +220,22 @@ never_sent(const char *a)
 	return 0;
 }
 
-int
-bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
-    const struct bc_strv *argv, const char *compiler_path, const char *cwd,
-    const char *statedir, int for_bolt, const char **fallback, char *err)
-{
-	struct bc_strv av = BC_STRV_INIT, links = BC_STRV_INIT;
-	struct bc_strv hdrs = BC_STRV_INIT;
+/* One scan's working state, from the expanded argv to the memo. */
+struct prep {
+	struct bc_strv av;		/* argv, response files expanded */
+	struct bc_strv links;		/* system directories linked */
+	struct bc_strv hdrs;		/* the files after the source */
 	struct bc_pp_search s;
 	struct bc_pp_result res;
 	struct bc_pp_memo memo;
-	char *memofile = NULL, sub[BC_ERRLEN];
-	const char *fb = NULL;
-	uint64_t t0 = now_us();
-	size_t i;
-	int r;
+	char *memofile;
+};
 
-	*fallback = NULL;
-	bc_pp_search_init(&s);
-	bc_pp_result_init(&res);
-	memset(&memo, 0, sizeof(memo));
+/* What in the plan keeps the job from pump mode at all. */
+static int
+plan_blocker(const struct bc_plan *plan, const char *cwd, int for_bolt,
+    const char **fallback, char *err)
+{
 	if (plan->source == NULL || plan->output == NULL || cwd == NULL ||
 	    cwd[0] != '/') {
 		*fallback = "no-source";
@@ -265,49 +260,68 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 		return bc_seterr(err, BC_ERR_NOTSUP,
 		    "DEPENDENCIES_OUTPUT or SUNPRO_DEPENDENCIES is set");
 	}
-	r = bc_args_expand_rsp(argv, &av, err);
+	return BC_OK;
+}
+
+/* The search order, then the include closure (x->res). */
+static int
+scan_closure(struct prep *x, const struct bc_plan *plan,
+    const struct bc_strv *argv, const char *compiler_path, const char *cwd,
+    const char *statedir, int for_bolt, const char **fallback, char *err)
+{
+	const char *fb = NULL;
+	int r;
+
+	r = bc_args_expand_rsp(argv, &x->av, err);
 	if (r != BC_OK) {
 		*fallback = "scan-error";
-		goto out;
+		return r;
 	}
-	r = bc_pp_search_build(&s, av.v, av.n, plan->lang, compiler_path,
-	    statedir, plan->env_cpath, &fb, err);
+	r = bc_pp_search_build(&x->s, x->av.v, x->av.n, plan->lang,
+	    compiler_path, statedir, plan->env_cpath, &fb, err);
 	if (r != BC_OK) {
 		*fallback = fb != NULL ? fb : "scan-error";
-		goto out;
+		return r;
 	}
-	if (!for_bolt && (fb = stock_blocker(&s)) != NULL) {
+	if (!for_bolt && (fb = stock_blocker(&x->s)) != NULL) {
 		*fallback = fb;
-		r = bc_seterr(err, BC_ERR_NOTSUP, "%s: needs a boltccd", fb);
-		goto out;
+		return bc_seterr(err, BC_ERR_NOTSUP, "%s: needs a boltccd", fb);
 	}
 	if (statedir != NULL)
-		memofile = xasprintf("%s/ppmemo", statedir);
-	(void)bc_pp_memo_open(&memo, memofile, NULL);
-	r = bc_pp_scan(&s, cwd, plan->source, &memo, &res, err);
+		x->memofile = xasprintf("%s/ppmemo", statedir);
+	(void)bc_pp_memo_open(&x->memo, x->memofile, NULL);
+	r = bc_pp_scan(&x->s, cwd, plan->source, &x->memo, &x->res, err);
 	if (r != BC_OK) {
-		*fallback = res.fallback != NULL ? res.fallback : "scan-error";
-		goto out;
+		*fallback = x->res.fallback != NULL ? x->res.fallback :
+		    "scan-error";
+		return r;
 	}
-	if (res.files.n == 0) {
+	if (x->res.files.n == 0) {
 		*fallback = "scan-error";
-		r = bc_seterr(err, BC_ERR_NOTSUP, "empty include closure");
-		goto out;
+		return bc_seterr(err, BC_ERR_NOTSUP, "empty include closure");
 	}
+	return BC_OK;
+}
 
-	/* ARGV: the user's command, complete (the server preprocesses) */
+/* ARGV: the user's command, complete (the server preprocesses). */
+static void
+set_argv(struct bc_cpump *p, const struct bc_strv *av,
+    const struct bc_plan *plan, const char *compiler_path, const char *cwd)
+{
+	size_t i;
+
 	p->cwd = xstrdup(cwd);
 	bc_strv_push(&p->argv, plan->remote_argv.n > 0 ?
-	    plan->remote_argv.v[0] : bc_basename(av.v[0]));
-	for (i = 1; i < av.n; i++) {
-		if (never_sent(av.v[i]) && i + 1 < av.n) {
+	    plan->remote_argv.v[0] : bc_basename(av->v[0]));
+	for (i = 1; i < av->n; i++) {
+		if (never_sent(av->v[i]) && i + 1 < av->n) {
 			i++;
 			continue;
 		}
-		bc_strv_push(&p->argv, av.v[i]);
+		bc_strv_push(&p->argv, av->v[i]);
 	}
 	p->flags = plan->dia_file != NULL ? BC_FLAG_WANT_DIA : 0;
-	if (!has_output(&av, plan->output)) {
+	if (!has_output(av, plan->output)) {
 		bc_strv_push(&p->argv, "-o");
 		bc_strv_push(&p->argv, plan->output);
 	}
@@ -318,37 +332,48 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 		 * a bare name (tests) is not looked up either */
 		p->dep_style = bc_deps_style_for(compiler_path != NULL ?
 		    compiler_path : p->argv.v[0], NULL);
-		if (!has_dep_target(&av)) {
+		if (!has_dep_target(av)) {
 			bc_strv_push(&p->argv, "-MT");
 			bc_strv_push(&p->argv, plan->output);
 		}
 	}
+}
 
-	/* entries: source, headers (sorted), system links, markers */
-	link_dirs(&s, &links);
-	for (i = 0; i < res.files.n; i++) {
-		const char *f = res.files.v[i];
+/*
+ * The source's entry, then what goes with it into x->hdrs: the headers
+ * not under a linked system directory, the header maps, the profile.
+ */
+static int
+collect_files(struct bc_cpump *p, struct prep *x, const struct bc_plan *plan,
+    const char *cwd, const char **fallback, char *err)
+{
+	size_t i;
 
-		if (i > 0 && under_any(f, &links))
+	link_dirs(&x->s, &x->links);
+	for (i = 0; i < x->res.files.n; i++) {
+		const char *f = x->res.files.v[i];
+
+		if (i > 0 && under_any(f, &x->links))
 			continue;	/* the server has it (pump's rule) */
 		if (i == 0) {
 			add_ent(p, f, BC_CPUMP_FILE)->line_prefix =
-			    res.via_abs[0];
+			    x->res.via_abs[0];
 			continue;
 		}
-		bc_strv_push(&hdrs, f);
+		bc_strv_push(&x->hdrs, f);
 	}
 	/* header maps are read by the compiler there too (boltccd rebases
 	 * their absolute values under its root) */
-	for (i = 0; i < s.n; i++)
-		if (s.v[i].kind == BC_PP_ENT_HMAP && !s.v[i].sysdef) {
-			char *a = bc_pp_abspath(cwd, s.v[i].path, NULL);
+	for (i = 0; i < x->s.n; i++)
+		if (x->s.v[i].kind == BC_PP_ENT_HMAP && !x->s.v[i].sysdef) {
+			char *a = bc_pp_abspath(cwd, x->s.v[i].path, NULL);
 			size_t k;
 
-			for (k = 0; k < hdrs.n && strcmp(hdrs.v[k], a) != 0; k++)
+			for (k = 0; k < x->hdrs.n &&
+			    strcmp(x->hdrs.v[k], a) != 0; k++)
 				;
-			if (k == hdrs.n)
-				bc_strv_push(&hdrs, a);
+			if (k == x->hdrs.n)
+				bc_strv_push(&x->hdrs, a);
 			free(a);
 		}
 	/* clang's profile use: the .profdata goes with the headers (the
@@ -360,74 +385,130 @@ bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
 		if (stat(a, &st) != 0 || !S_ISREG(st.st_mode)) {
 			free(a);
 			*fallback = "profile-not-a-file";
-			r = bc_seterr(err, BC_ERR_NOTSUP, "%s: not a profile "
+			return bc_seterr(err, BC_ERR_NOTSUP, "%s: not a profile "
 			    "file", plan->profile_file);
-			goto out;
 		}
-		bc_strv_push_owned(&hdrs, a);
+		bc_strv_push_owned(&x->hdrs, a);
 	}
-	if (hdrs.n > 1)
-		qsort(hdrs.v, hdrs.n, sizeof(*hdrs.v), cmp_str);
-	for (i = 0; i < hdrs.n; i++) {
+	return BC_OK;
+}
+
+/* Entries after the source: headers (sorted), system links, markers. */
+static int
+add_entries(struct bc_cpump *p, struct prep *x, const char **fallback,
+    char *err)
+{
+	size_t i;
+
+	if (x->hdrs.n > 1)
+		qsort(x->hdrs.v, x->hdrs.n, sizeof(*x->hdrs.v), cmp_str);
+	for (i = 0; i < x->hdrs.n; i++) {
 		size_t k;
 
-		for (k = 1; k < res.files.n; k++)
-			if (strcmp(res.files.v[k], hdrs.v[i]) == 0)
+		for (k = 1; k < x->res.files.n; k++)
+			if (strcmp(x->res.files.v[k], x->hdrs.v[i]) == 0)
 				break;
-		add_ent(p, hdrs.v[i], BC_CPUMP_FILE)->line_prefix =
-		    k < res.files.n ? res.via_abs[k] : 0;
+		add_ent(p, x->hdrs.v[i], BC_CPUMP_FILE)->line_prefix =
+		    k < x->res.files.n ? x->res.via_abs[k] : 0;
 	}
 	p->nfiles = p->n;
-	for (i = 0; i < links.n; i++)
-		add_ent(p, links.v[i], BC_CPUMP_LINK)->target =
-		    sysdir_target(links.v[i]);
-	for (i = 0; i < res.dirs.n; i++) {
+	for (i = 0; i < x->links.n; i++)
+		add_ent(p, x->links.v[i], BC_CPUMP_LINK)->target =
+		    sysdir_target(x->links.v[i]);
+	for (i = 0; i < x->res.dirs.n; i++) {
 		char *m;
 
-		if (under_any(res.dirs.v[i], &links))
+		if (under_any(x->res.dirs.v[i], &x->links))
 			continue;
-		m = strcmp(res.dirs.v[i], "/") == 0 ?
+		m = strcmp(x->res.dirs.v[i], "/") == 0 ?
 		    xstrdup("/" BC_CPUMP_MARKER) :
-		    xasprintf("%s/%s", res.dirs.v[i], BC_CPUMP_MARKER);
+		    xasprintf("%s/%s", x->res.dirs.v[i], BC_CPUMP_MARKER);
 		add_ent(p, m, BC_CPUMP_MARKER_FILE);
 		free(m);
 	}
 	if (p->n > BC_MAX_NFIL) {
 		*fallback = "too-many-files";
-		r = bc_seterr(err, BC_ERR_NOTSUP, "%zu entries", p->n);
-		goto out;
+		return bc_seterr(err, BC_ERR_NOTSUP, "%zu entries", p->n);
 	}
-	/* content addresses for the BOLT pump request */
+	return BC_OK;
+}
+
+/* Content addresses for the BOLT pump request. */
+static int
+hash_files(struct bc_cpump *p, struct prep *x, int for_bolt,
+    const char **fallback, char *err)
+{
+	char sub[BC_ERRLEN];
+	size_t i;
+
 	for (i = 0; for_bolt && i < p->nfiles; i++) {
-		if ((r = bc_pp_memo_hash(&memo, p->v[i].name, p->v[i].hash,
-		    sub)) != BC_OK) {
+		if (bc_pp_memo_hash(&x->memo, p->v[i].name, p->v[i].hash,
+		    sub) != BC_OK) {
 			*fallback = "unreadable-file";
-			r = bc_seterr(err, BC_ERR_NOTSUP, "%s", sub);
-			goto out;
+			return bc_seterr(err, BC_ERR_NOTSUP, "%s", sub);
 		}
 		p->v[i].has_hash = 1;
 	}
 	p->hashed = for_bolt;
-	r = BC_OK;
-out:
-	p->memo_hits = memo.hits;
-	p->memo_misses = memo.misses;
-	p->hash_hits = memo.hash_hits;
-	p->hash_misses = memo.hash_misses;
-	if (memo.tab != NULL) {
-		if (memofile != NULL && bc_pp_memo_save(&memo, sub) != BC_OK)
+	return BC_OK;
+}
+
+/* The memo's counters into p, the memo saved, the time, x freed. */
+static void
+prep_done(struct bc_cpump *p, struct prep *x, uint64_t t0)
+{
+	char sub[BC_ERRLEN];
+
+	p->memo_hits = x->memo.hits;
+	p->memo_misses = x->memo.misses;
+	p->hash_hits = x->memo.hash_hits;
+	p->hash_misses = x->memo.hash_misses;
+	if (x->memo.tab != NULL) {
+		if (x->memofile != NULL &&
+		    bc_pp_memo_save(&x->memo, sub) != BC_OK)
 			bc_debug("scan memo not saved: %s", sub);
-		bc_pp_memo_close(&memo);
+		bc_pp_memo_close(&x->memo);
 	}
 	p->scan_us = now_us() - t0;
+	free(x->memofile);
+	bc_strv_free(&x->av);
+	bc_strv_free(&x->links);
+	bc_strv_free(&x->hdrs);
+	bc_pp_search_free(&x->s);
+	bc_pp_result_free(&x->res);
+}
+
+int
+bc_cpump_prepare(struct bc_cpump *p, const struct bc_plan *plan,
+    const struct bc_strv *argv, const char *compiler_path, const char *cwd,
+    const char *statedir, int for_bolt, const char **fallback, char *err)
+{
+	struct prep x;
+	uint64_t t0 = now_us();
+	int r;
+
+	*fallback = NULL;
+	if ((r = plan_blocker(plan, cwd, for_bolt, fallback, err)) != BC_OK)
+		return r;
+	memset(&x, 0, sizeof(x));
+	bc_strv_init(&x.av);
+	bc_strv_init(&x.links);
+	bc_strv_init(&x.hdrs);
+	bc_pp_search_init(&x.s);
+	bc_pp_result_init(&x.res);
+	r = scan_closure(&x, plan, argv, compiler_path, cwd, statedir,
+	    for_bolt, fallback, err);
+	if (r == BC_OK) {
+		set_argv(p, &x.av, plan, compiler_path, cwd);
+		r = collect_files(p, &x, plan, cwd, fallback, err);
+	}
+	if (r == BC_OK)
+		r = add_entries(p, &x, fallback, err);
+	if (r == BC_OK)
+		r = hash_files(p, &x, for_bolt, fallback, err);
+	prep_done(p, &x, t0);
 	if (r != BC_OK && r != BC_ERR_NOTSUP && *fallback == NULL)
 		*fallback = "scan-error";
-	free(memofile);
-	bc_strv_free(&av);
-	bc_strv_free(&links);
-	bc_strv_free(&hdrs);
-	bc_pp_search_free(&s);
-	bc_pp_result_free(&res);
 	return r;
 }
 
@@ -482,6 +563,31 @@ bc_cpump_encode_p3(const struct bc_cpump *p, struct bc_buf *out, char *err)
 }
 
 int
+bc_cpump_open(const struct bc_cpump *p, bc_cpump_encoder encode,
+    const struct bc_host *h, int connect_timeout_ms, int io_timeout_ms,
+    struct bc_buf *out, int *fd, struct bc_io *io, const char **why,
+    char *err)
+{
+	int r;
+
+	bc_buf_init(out, BC_BUF_CEILING);
+	if ((r = encode(p, out, err)) != BC_OK) {
+		/* a file changed or vanished since the scan: not the host's
+		 * fault, but this job cannot go out in pump mode */
+		bc_buf_free(out);
+		*why = "encode";
+		return r;
+	}
+	r = bc_remote_connect(h, connect_timeout_ms, fd, why, err);
+	if (r != BC_OK) {
+		bc_buf_free(out);
+		return r;
+	}
+	bc_io_init(io, *fd, *fd, io_timeout_ms);
+	return BC_OK;
+}
+
+int
 bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
     int connect_timeout_ms, int io_timeout_ms, struct bc_reply *rep,
     struct bc_remote_counts *counts, const char **why, char *err)
@@ -495,22 +601,10 @@ bc_cpump_compile(struct bc_cpump *p, const struct bc_host *h, int proto,
 	if (proto == BC_PROTO_BOLT)
 		return bc_cpumpx_compile(p, h, connect_timeout_ms,
 		    io_timeout_ms, rep, counts, why, err);
-	bc_buf_init(&out, BC_BUF_CEILING);
-	r = bc_cpump_encode_p3(p, &out, err);
-	if (r != BC_OK) {
-		/* a file changed or vanished since the scan: not the host's
-		 * fault, but this job cannot go out in pump mode */
-		bc_buf_free(&out);
-		*why = "encode";
+	r = bc_cpump_open(p, bc_cpump_encode_p3, h, connect_timeout_ms,
+	    io_timeout_ms, &out, &fd, &io, why, err);
+	if (r != BC_OK)
 		return r;
-	}
-	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err); /* tcp/ssh */
-	if (r != BC_OK) {
-		bc_buf_free(&out);
-		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
-		return r;
-	}
-	bc_io_init(&io, fd, fd, io_timeout_ms);
 	r = bc_io_write_buf(&io, &out, err);
 	bc_buf_free(&out);
 	rep->proto = 3;

@@ -86,6 +86,19 @@ int bc_cpump_encode_p3(const struct bc_cpump *p, struct bc_buf *out,
     char *err);
 
 /*
+ * The start of either exchange (protocol 3 here, the BOLT pump in
+ * pumpx.c): encode the request into out, connect to h, *io on *fd with
+ * io_timeout_ms.  BC_OK, or the error with out freed and *why "encode"
+ * (our own encoding: a file changed since the scan) or the connect's.
+ */
+typedef int (*bc_cpump_encoder)(const struct bc_cpump *p,
+    struct bc_buf *out, char *err);
+int bc_cpump_open(const struct bc_cpump *p, bc_cpump_encoder encode,
+    const struct bc_host *h, int connect_timeout_ms, int io_timeout_ms,
+    struct bc_buf *out, int *fd, struct bc_io *io, const char **why,
+    char *err);
+
+/*
  * Run the job on h.  proto 3: distcc protocol 3; BC_PROTO_BOLT: the BOLT
  * pump request.  On BC_OK rep holds the reply (rep->dotd the .d text
  * when status == 0).  Errors are farm failures, *why a short reason.

@@ -19,7 +19,6 @@
 #include "preproc/hmap.h"
 #include "client/cstats.h"
 #include "client/pumpx.h"
-#include "client/ssh.h"
 
 /* The DIRM name of a marker entry (the directory itself), malloc'd. */
 static char *
@@ -256,19 +255,10 @@ bc_cpumpx_compile(struct bc_cpump *p, const struct bc_host *h,
 
 	*why = "io";
 	counts->sent = counts->received = 0;
-	bc_buf_init(&out, BC_BUF_CEILING);
-	if ((r = encode_manifest(p, &out, err)) != BC_OK) {
-		bc_buf_free(&out);
-		*why = "encode";
+	r = bc_cpump_open(p, encode_manifest, h, connect_timeout_ms,
+	    io_timeout_ms, &out, &fd, &io, why, err);
+	if (r != BC_OK)
 		return r;
-	}
-	r = bc_ssh_connect_host(h, connect_timeout_ms, &fd, err); /* tcp/ssh */
-	if (r != BC_OK) {
-		bc_buf_free(&out);
-		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
-		return r;
-	}
-	bc_io_init(&io, fd, fd, io_timeout_ms);
 	/* heartbeats (doc/PROTOCOL.md): short limit once the host beats */
 	io.beat_timeout_ms = io_timeout_ms > 0 &&
 	    io_timeout_ms < BC_BEAT_TIMEOUT_MS ? io_timeout_ms :

@@ -112,6 +112,19 @@ bc_remote_beat_remember(const char *statedir, const struct bc_host *h)
 }
 
 int
+bc_remote_connect(const struct bc_host *h, int connect_timeout_ms, int *fd,
+    const char **why, char *err)
+{
+	int r;
+
+	/* TCP, or a channel of an SSH session (client/ssh.h) */
+	r = bc_ssh_connect_host(h, connect_timeout_ms, fd, err);
+	if (r != BC_OK)
+		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
+	return r;
+}
+
+int
 bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
     struct bc_remote_counts *counts, const char **why, char *err)
 {
@@ -122,12 +135,10 @@ bc_remote_compile(const struct bc_remote_job *job, struct bc_reply *rep,
 
 	*why = "io";
 	counts->sent = counts->received = 0;
-	/* TCP, or a channel of an SSH session (client/ssh.h) */
-	r = bc_ssh_connect_host(job->host, job->connect_timeout_ms, &fd, err);
-	if (r != BC_OK) {
-		*why = r == BC_ERR_TIMEOUT ? "connect-timeout" : "connect";
+	r = bc_remote_connect(job->host, job->connect_timeout_ms, &fd, why,
+	    err);
+	if (r != BC_OK)
 		return r;
-	}
 
 	bc_request_init(&req);
 	req.proto = job->proto;

@@ -79,6 +79,13 @@ void bc_remote_probe_remember(const char *statedir, const struct bc_host *h,
 int bc_remote_beat_known(const char *statedir, const struct bc_host *h);
 void bc_remote_beat_remember(const char *statedir, const struct bc_host *h);
 
+/*
+ * Connect to h (TCP, or a channel of an SSH session, client/ssh.h); on
+ * failure *why is "connect-timeout" or "connect".
+ */
+int bc_remote_connect(const struct bc_host *h, int connect_timeout_ms,
+    int *fd, const char **why, char *err);
+
 /* Static short reason for a BC_ERR_* code of a failed exchange. */
 const char *bc_remote_reason(int r);
 

@@ -3,17 +3,14 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/io.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -151,50 +148,15 @@ static char *
 ask_xcrun(const char *xcrun, const char *tool)
 {
 	char buf[XCRUN_MAX_OUT];
-	size_t n = 0;
-	int pfd[2], st, nul;
-	pid_t pid;
 	char *const argv[] = { (char *)"xcrun", (char *)"-f", (char *)tool,
 	    NULL };
+	ssize_t got;
+	size_t n;
 
-	if (pipe(pfd) != 0)
+	got = bc_io_run_capture(xcrun, argv, NULL, 0, buf, sizeof(buf) - 1);
+	if (got < 0 || (size_t)got >= sizeof(buf) - 1)
 		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			(void)dup2(nul, 0);
-			(void)dup2(nul, 2);
-		}
-		(void)dup2(pfd[1], 1);
-		execv(xcrun, argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		ssize_t r;
-
-		if (n >= sizeof(buf) - 1)
-			break;
-		r = read(pfd[0], buf + n, sizeof(buf) - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(pfd[0]);
-	if (n >= sizeof(buf) - 1)
-		(void)kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n >= sizeof(buf) - 1)
-		return NULL;
+	n = (size_t)got;
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
 	    buf[n - 1] == ' '))

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -13,7 +14,9 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +94,67 @@ bc_now_ms(void)
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
 		return 0;
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+ssize_t
+bc_io_run_capture(const char *path, char *const argv[], const char *lc_all,
+    int timeout_ms, char *buf, size_t buflen)
+{
+	int pfd[2], st = 0, nul;
+	size_t n = 0;
+	pid_t pid;
+	int64_t deadline = bc_now_ms() + timeout_ms;
+
+	if (pipe(pfd) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			(void)dup2(nul, 0);
+			(void)dup2(nul, 2);
+		}
+		(void)dup2(pfd[1], 1);
+		if (lc_all != NULL)
+			(void)setenv("LC_ALL", lc_all, 1);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { pfd[0], POLLIN, 0 };
+		int64_t left = deadline - bc_now_ms();
+		ssize_t r;
+
+		if ((timeout_ms > 0 && left <= 0) || n >= buflen)
+			break;
+		if (timeout_ms > 0) {
+			r = poll(&p, 1, (int)left);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+		}
+		r = read(pfd[0], buf + n, buflen - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(pfd[0]);
+	if (timeout_ms > 0 || n >= buflen)
+		(void)kill(pid, SIGKILL);	/* harmless if it exited */
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	return (ssize_t)n;
 }
 
 void

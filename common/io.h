@@ -10,6 +10,7 @@
 #ifndef BC_IO_H
 #define BC_IO_H
 
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "buf.h"
@@ -61,6 +62,18 @@ int bc_io_timeout_err(const struct bc_io *io, int by_deadline,
 
 /* Monotonic clock in milliseconds. */
 int64_t bc_now_ms(void);
+
+/*
+ * Run path with argv (stdin and stderr /dev/null; LC_ALL set to lc_all
+ * unless NULL) and read its stdout into buf, at most buflen bytes: the
+ * bytes read, or -1 if it could not run or did not exit 0.  timeout_ms
+ * > 0: read for at most that long, and the program is killed once its
+ * output is read (one that closes stdout and lingers is not waited for);
+ * 0: read to the end, and kill it only if buf filled.  For the short
+ * queries of a tool's version or path (daemon/ident.c, client/xcode.c).
+ */
+ssize_t bc_io_run_capture(const char *path, char *const argv[],
+    const char *lc_all, int timeout_ms, char *buf, size_t buflen);
 /* Read p (n bytes, not copied: they must outlive io) before io's rfd. */
 void bc_io_preload(struct bc_io *io, const void *p, size_t n);
 /* Bytes preloaded and not read yet. */

@@ -171,7 +171,6 @@ int
 bc_proto3_write_head(struct bc_buf *out, const char *cwd,
     const struct bc_strv *argv, size_t nfil, char *err)
 {
-	size_t i;
 	int r;
 
 	if (cwd == NULL || cwd[0] != '/' || strlen(cwd) > BC_MAX_PATH_LEN)
@@ -179,8 +178,19 @@ bc_proto3_write_head(struct bc_buf *out, const char *cwd,
 	if (argv->n == 0 || argv->n > BC_MAX_ARGC || nfil > BC_MAX_NFIL)
 		return bc_seterr(err, BC_ERR_LIMIT, "bad argv or file count");
 	if ((r = bc_packet_put_int(out, "DIST", 3, err)) != BC_OK ||
-	    (r = bc_packet_put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK ||
-	    (r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
+	    (r = bc_packet_put_str(out, "CDIR", cwd, strlen(cwd), err)) != BC_OK)
+		return r;
+	return bc_proto3_write_argv(out, argv, nfil, err);
+}
+
+int
+bc_proto3_write_argv(struct bc_buf *out, const struct bc_strv *argv,
+    size_t nfil, char *err)
+{
+	size_t i;
+	int r;
+
+	if ((r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
 		return r;
 	for (i = 0; i < argv->n; i++)
 		if ((r = bc_packet_put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),

@@ -56,6 +56,10 @@ int bc_proto3_read_files(struct bc_io *io, struct bc_buf *in,
 /* Client side: encode DIST 3, CDIR, ARGC/ARGV, NFIL n. */
 int bc_proto3_write_head(struct bc_buf *out, const char *cwd,
     const struct bc_strv *argv, size_t nfil, char *err);
+/* The tail of either pump head (bc_proto3x_write_head too): ARGC, each
+ * ARGV, NFIL n; the counts are the caller's to check. */
+int bc_proto3_write_argv(struct bc_buf *out, const struct bc_strv *argv,
+    size_t nfil, char *err);
 /* One entry: NAME + FILE (data LZO-compressed here; n == 0 = empty) ... */
 int bc_proto3_write_file(struct bc_buf *out, const char *name,
     const void *data, size_t n, char *err);

@@ -58,7 +58,6 @@ int
 bc_proto3x_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
     const char *identity, const struct bc_strv *argv, size_t nfil, char *err)
 {
-	size_t i;
 	int r;
 
 	if (cwd == NULL || cwd[0] != '/' || strlen(cwd) > BC_MAX_PATH_LEN)
@@ -78,13 +77,7 @@ bc_proto3x_write_head(struct bc_buf *out, uint32_t flags, const char *cwd,
 	if (identity != NULL && (r = bc_packet_put_str(out, "CMPI", identity,
 	    BC_HASH_HEXLEN, err)) != BC_OK)
 		return r;
-	if ((r = bc_packet_put_int(out, "ARGC", (uint32_t)argv->n, err)) != BC_OK)
-		return r;
-	for (i = 0; i < argv->n; i++)
-		if ((r = bc_packet_put_str(out, "ARGV", argv->v[i], strlen(argv->v[i]),
-		    err)) != BC_OK)
-			return r;
-	return bc_packet_put_int(out, "NFIL", (uint32_t)nfil, err);
+	return bc_proto3_write_argv(out, argv, nfil, err);
 }
 
 int

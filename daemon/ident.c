@@ -3,16 +3,11 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cache/key.h"
@@ -50,57 +45,8 @@ copy_clean(char *dst, size_t dstlen, const char *src, size_t n)
 static ssize_t
 run_capture(char *const argv[], char *buf, size_t buflen)
 {
-	int pfd[2], st = 0, nul;
-	size_t n = 0;
-	pid_t pid;
-	int64_t deadline = bc_now_ms() + IDENT_TIMEOUT_MS;
-
-	if (pipe(pfd) != 0)
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			(void)dup2(nul, 0);
-			(void)dup2(nul, 2);
-		}
-		(void)dup2(pfd[1], 1);
-		(void)setenv("LC_ALL", "C", 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		struct pollfd p = { pfd[0], POLLIN, 0 };
-		int64_t left = deadline - bc_now_ms();
-		ssize_t r;
-
-		if (left <= 0 || n >= buflen)
-			break;
-		r = poll(&p, 1, (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		r = read(pfd[0], buf + n, buflen - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(pfd[0]);
-	(void)kill(pid, SIGKILL);	/* harmless if it already exited */
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return -1;
-	return (ssize_t)n;
+	return bc_io_run_capture(argv[0], argv, "C", IDENT_TIMEOUT_MS, buf,
+	    buflen);
 }
 
 void

@@ -292,6 +292,18 @@ bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
 	return r;
 }
 
+/* Count a file's bytes in the job's: BC_OK, or BC_ERR_LIMIT past
+ * BC_MAX_JOB_BYTES, from the store and the wire together. */
+static int
+add_total(size_t *total, const struct bc_buf *data, char *why)
+{
+	*total += bc_buf_len(data);
+	if (*total > BC_MAX_JOB_BYTES)
+		return bc_seterr(why, BC_ERR_LIMIT,
+		    "files exceed %zu bytes in total", (size_t)BC_MAX_JOB_BYTES);
+	return BC_OK;
+}
+
 int
 bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
     struct bc_proto3x_manifest *mp, const char *cache_dir, char **dir,
@@ -341,13 +353,8 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 				need[nneed++] = (uint32_t)i;
 				break;
 			}
-			total += bc_buf_len(&data);
-			if (total > BC_MAX_JOB_BYTES) {
-				r = bc_seterr(why, BC_ERR_LIMIT,
-				    "files exceed %zu bytes in total",
-				    (size_t)BC_MAX_JOB_BYTES);
+			if ((r = add_total(&total, &data, why)) != BC_OK)
 				break;
-			}
 			held++;
 			set_mhash(&m.v[i], &pm, bc_buf_data(&data),
 			    bc_buf_len(&data));
@@ -367,13 +374,8 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 		if ((r = bc_proto3x_read_body(io, NULL, NULL, &data, why))
 		    != BC_OK)
 			break;
-		total += bc_buf_len(&data);
-		if (total > BC_MAX_JOB_BYTES) {
-			r = bc_seterr(why, BC_ERR_LIMIT,
-			    "files exceed %zu bytes in total",
-			    (size_t)BC_MAX_JOB_BYTES);
+		if ((r = add_total(&total, &data, why)) != BC_OK)
 			break;
-		}
 		/* the client's hash is a claim: checked before use */
 		bc_hash_bytes(bc_buf_data(&data), bc_buf_len(&data), h);
 		if (memcmp(h, e->hash, BC_HASH_LEN) != 0) {

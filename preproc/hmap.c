@@ -143,6 +143,30 @@ bucket(const struct bc_hmap *m, uint32_t i, uint32_t off[3])
 	return BC_OK;
 }
 
+/* One bucket's strings, for the walks over every bucket. */
+struct hmap_ent {
+	const char *key, *pre, *suf;
+	size_t kl, pl, sl;
+};
+
+/* Bucket i's strings into e: BC_OK, or BC_ERR_NOENT if the bucket is
+ * empty, not in the file, or names a string that is not (a bad bucket
+ * is a miss either way). */
+static int
+entry_at(const struct bc_hmap *m, uint32_t i, struct hmap_ent *e)
+{
+	uint32_t off[3];
+
+	if (bucket(m, i, off) != BC_OK || off[0] == 0)
+		return BC_ERR_NOENT;
+	e->key = str_at(m, off[0], &e->kl);
+	e->pre = str_at(m, off[1], &e->pl);
+	e->suf = str_at(m, off[2], &e->sl);
+	if (e->key == NULL || e->pre == NULL || e->suf == NULL)
+		return BC_ERR_NOENT;
+	return BC_OK;
+}
+
 static unsigned char
 lower(unsigned char c)
 {
@@ -239,33 +263,27 @@ bc_hmap_rebase(const struct bc_hmap *m, const char *prefix,
 	}
 	memset(hdr, 0, HMAP_HDR + nb * HMAP_BUCKET);
 	for (i = 0; i < nb && r == BC_OK; i++) {
-		uint32_t off[3];
-		const char *key, *pre, *suf;
+		struct hmap_ent e;
 		uint32_t k2, p2, s2;
-		size_t kl, pl, sl;
 
-		if (bucket(m, i, off) != BC_OK || off[0] == 0)
+		if (entry_at(m, i, &e) != BC_OK)
 			continue;
-		key = str_at(m, off[0], &kl);
-		pre = str_at(m, off[1], &pl);
-		suf = str_at(m, off[2], &sl);
-		if (key == NULL || pre == NULL || suf == NULL)
-			continue;	/* a bad bucket is a miss either way */
-		r = tab_put(&tab, key, NULL, &k2);
-		if (r == BC_OK && pre[0] == '/')
-			r = tab_put(&tab, prefix, pre, &p2);
+		r = tab_put(&tab, e.key, NULL, &k2);
+		if (r == BC_OK && e.pre[0] == '/')
+			r = tab_put(&tab, prefix, e.pre, &p2);
 		else if (r == BC_OK)
-			r = tab_put(&tab, pre, NULL, &p2);
+			r = tab_put(&tab, e.pre, NULL, &p2);
 		if (r == BC_OK)
-			r = tab_put(&tab, suf, NULL, &s2);
+			r = tab_put(&tab, e.suf, NULL, &s2);
 		if (r != BC_OK)
 			break;
 		wr32le(hdr + HMAP_HDR + (size_t)i * HMAP_BUCKET, k2);
 		wr32le(hdr + HMAP_HDR + (size_t)i * HMAP_BUCKET + 4, p2);
 		wr32le(hdr + HMAP_HDR + (size_t)i * HMAP_BUCKET + 8, s2);
 		used++;
-		if (pl + sl + (pre[0] == '/' ? strlen(prefix) : 0) > maxval)
-			maxval = (uint32_t)(pl + sl + (pre[0] == '/' ?
+		if (e.pl + e.sl + (e.pre[0] == '/' ? strlen(prefix) : 0) >
+		    maxval)
+			maxval = (uint32_t)(e.pl + e.sl + (e.pre[0] == '/' ?
 			    strlen(prefix) : 0));
 	}
 	if (r != BC_OK) {
@@ -301,23 +319,16 @@ bc_hmap_digest(const struct bc_hmap *m, char *(*map)(void *ctx,
 	snprintf(num, sizeof(num), "buckets %lu", (unsigned long)m->nbuckets);
 	bc_hash_update_str(&h, num);
 	for (i = 0; i < m->nbuckets; i++) {
-		uint32_t off[3];
-		const char *key, *pre, *suf;
-		size_t kl, pl, sl;
+		struct hmap_ent e;
 		char *value, *mapped;
 
-		if (bucket(m, i, off) != BC_OK || off[0] == 0)
+		if (entry_at(m, i, &e) != BC_OK)
 			continue;
-		key = str_at(m, off[0], &kl);
-		pre = str_at(m, off[1], &pl);
-		suf = str_at(m, off[2], &sl);
-		if (key == NULL || pre == NULL || suf == NULL)
-			continue;	/* a miss either way */
-		value = xasprintf("%s%s", pre, suf);
+		value = xasprintf("%s%s", e.pre, e.suf);
 		mapped = value[0] == '/' ? map(ctx, value) : NULL;
 		snprintf(num, sizeof(num), "bucket %lu", (unsigned long)i);
 		bc_hash_update_str(&h, num);
-		bc_hash_update_str(&h, key);
+		bc_hash_update_str(&h, e.key);
 		bc_hash_update_str(&h, mapped != NULL ? mapped : value);
 		free(mapped);
 		free(value);

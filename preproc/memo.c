@@ -289,23 +289,34 @@ same_stamp(const struct bc_pp_stamp *a, const struct bc_pp_stamp *b)
 	    a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }
 
+/* abspath's stamp now, and its slot in m: BC_OK, or the stat's error. */
+static int
+stamp_slot(struct bc_pp_memo *m, const char *abspath, struct bc_pp_stamp *st,
+    struct bc_pp_mentry ***s, char *err)
+{
+	struct stat sb;
+
+	if (stat(abspath, &sb) != 0)
+		return bc_seterr(err, errno == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
+		    "%s: %s", abspath, strerror(errno));
+	bc_pp_stamp_of(&sb, st);
+	*s = slot(m, abspath);
+	return BC_OK;
+}
+
 int
 bc_pp_memo_dirs(struct bc_pp_memo *m, const char *abspath,
     const struct bc_pp_dirs **dirs, char *err)
 {
 	struct bc_pp_mentry *e, **s;
 	struct bc_pp_stamp st;
-	struct stat sb;
 	struct bc_buf b;
 	char sub[BC_ERRLEN];
 	int r;
 
 	*dirs = NULL;
-	if (stat(abspath, &sb) != 0)
-		return bc_seterr(err, errno == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
-		    "%s: %s", abspath, strerror(errno));
-	bc_pp_stamp_of(&sb, &st);
-	s = slot(m, abspath);
+	if ((r = stamp_slot(m, abspath, &st, &s, err)) != BC_OK)
+		return r;
 	if (*s != NULL && same_stamp(&(*s)->st, &st)) {
 		m->hits++;
 		if (!(*s)->fresh) {
@@ -465,15 +476,11 @@ bc_pp_memo_hash(struct bc_pp_memo *m, const char *abspath,
 {
 	struct bc_pp_mentry **s;
 	struct bc_pp_stamp st;
-	struct stat sb;
 	struct bc_buf b;
 	int r;
 
-	if (stat(abspath, &sb) != 0)
-		return bc_seterr(err, errno == ENOENT ? BC_ERR_NOENT : BC_ERR_IO,
-		    "%s: %s", abspath, strerror(errno));
-	bc_pp_stamp_of(&sb, &st);
-	s = slot(m, abspath);
+	if ((r = stamp_slot(m, abspath, &st, &s, err)) != BC_OK)
+		return r;
 	if (*s != NULL && same_stamp(&(*s)->st, &st) && (*s)->has_hash) {
 		m->hash_hits++;
 		memcpy(out, (*s)->hash, 32);

@@ -395,29 +395,111 @@ under_sysroot(const struct bc_pp_search *s, const char *d)
 	return xstrdup(d);
 }
 
-int
-bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
-    const char *lang, const char *compiler_path, const char *statedir,
-    int cpath_env, const char **fallback, char *err)
-{
-	struct bc_strv angled = BC_STRV_INIT, angled_fw = BC_STRV_INIT;
-	struct bc_strv sys = BC_STRV_INIT, after = BC_STRV_INIT;
-	struct bc_strv quote = BC_STRV_INIT, dd = BC_STRV_INIT,
-	    dfw = BC_STRV_INIT;
-	struct bc_strv order = BC_STRV_INIT;	/* "I" or "F" per angled */
-	size_t i, k, ai = 0, fi = 0;
-	int r = BC_OK;
+/* The user's search options, as given, before they are put in order. */
+struct user_opts {
+	struct bc_strv angled, angled_fw, sys, after, quote;
+	struct bc_strv order;	/* "I" or "F" per angled */
+};
 
-	*fallback = NULL;
-	s->lang = xstrdup(lang != NULL ? lang : "c");
-	if (cpath_env) {
-		*fallback = "cpath-env";
-		r = bc_seterr(err, BC_ERR_NOTSUP,
-		    "CPATH or *_INCLUDE_PATH is set");
-		goto out;
+static void
+user_opts_free(struct user_opts *o)
+{
+	bc_strv_free(&o->angled);
+	bc_strv_free(&o->angled_fw);
+	bc_strv_free(&o->sys);
+	bc_strv_free(&o->after);
+	bc_strv_free(&o->quote);
+	bc_strv_free(&o->order);
+}
+
+/* Options that name search directories, forced includes or the sysroot;
+ * 1 when argv[*i] was one (*i past its value), 0 otherwise. */
+static int
+search_opt(struct bc_pp_search *s, struct user_opts *o, char *const *argv,
+    size_t argc, size_t *i)
+{
+	const char *a = argv[*i], *v;
+
+	if ((v = optval(argv, argc, i, "-isysroot")) != NULL ||
+	    (strcmp(a, "--sysroot") == 0 &&
+	    (v = optval(argv, argc, i, "--sysroot")) != NULL) ||
+	    (bc_str_has_prefix(a, "--sysroot=") && (v = a + 10))) {
+		free(s->sysroot);
+		s->sysroot = xstrdup(v);
+		bc_strv_push(&s->query, "--sysroot");
+		bc_strv_push(&s->query, v);
+		return 1;
 	}
+	if ((v = optval(argv, argc, i, "-iquote")) != NULL) {
+		bc_strv_push_owned(&o->quote, under_sysroot(s, v));
+		return 1;
+	}
+	if ((v = optval(argv, argc, i, "-isystem")) != NULL) {
+		bc_strv_push_owned(&o->sys, under_sysroot(s, v));
+		return 1;
+	}
+	if ((v = optval(argv, argc, i, "-idirafter")) != NULL) {
+		bc_strv_push_owned(&o->after, under_sysroot(s, v));
+		return 1;
+	}
+	if ((v = optval(argv, argc, i, "-iframework")) != NULL) {
+		bc_strv_push(&o->sys, "\001");	/* marker: framework */
+		bc_strv_push(&o->sys, v);
+		return 1;
+	}
+	if ((v = optval(argv, argc, i, "-include")) != NULL ||
+	    (v = optval(argv, argc, i, "-imacros")) != NULL) {
+		bc_strv_push(&s->forced, v);
+		return 1;
+	}
+	if (strcmp(a, "-I") == 0 || (a[1] == 'I' && a[2] != '\0')) {
+		if ((v = optval(argv, argc, i, "-I")) == NULL)
+			return 1;
+		bc_strv_push_owned(&o->angled, under_sysroot(s, v));
+		bc_strv_push(&o->order, "I");
+		return 1;
+	}
+	if (strcmp(a, "-F") == 0 || (a[1] == 'F' && a[2] != '\0')) {
+		if ((v = optval(argv, argc, i, "-F")) == NULL)
+			return 1;
+		bc_strv_push(&o->angled_fw, v);
+		bc_strv_push(&o->order, "F");
+		return 1;
+	}
+	return 0;
+}
+
+/* Options passed on to the default-directory query. */
+static void
+query_opt(struct bc_pp_search *s, char *const *argv, size_t argc, size_t *i)
+{
+	const char *a = argv[*i];
+	size_t k;
+
+	if (strcmp(a, "-target") == 0 || strcmp(a, "-arch") == 0 ||
+	    strcmp(a, "-B") == 0 || strcmp(a, "--gcc-toolchain") == 0) {
+		bc_strv_push(&s->query, a);
+		if (*i + 1 < argc)
+			bc_strv_push(&s->query, argv[++*i]);
+		return;
+	}
+	for (k = 0; query_flags[k] != NULL; k++)
+		if (strcmp(a, query_flags[k]) == 0)
+			bc_strv_push(&s->query, a);
+	for (k = 0; query_prefix[k] != NULL; k++)
+		if (bc_str_has_prefix(a, query_prefix[k]))
+			bc_strv_push(&s->query, a);
+}
+
+/* Read the options that matter to the search, in the order given. */
+static int
+parse_options(struct bc_pp_search *s, struct user_opts *o,
+    char *const *argv, size_t argc, const char **fallback, char *err)
+{
+	size_t i, k;
+
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+		const char *a = argv[i];
 		int done = 0;
 
 		if (a[0] != '-')
@@ -442,87 +524,36 @@ bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
 		if (strcmp(a, "-ivfsoverlay") == 0 ||
 		    bc_str_has_prefix(a, "-ivfsoverlay")) {
 			*fallback = "ivfsoverlay";
-			r = bc_seterr(err, BC_ERR_NOTSUP, "-ivfsoverlay");
-			goto out;
+			return bc_seterr(err, BC_ERR_NOTSUP, "-ivfsoverlay");
 		}
 		for (k = 0; unmodelled[k] != NULL; k++)
 			if (bc_str_has_prefix(a, unmodelled[k])) {
 				*fallback = "unmodelled-option";
-				r = bc_seterr(err, BC_ERR_NOTSUP,
+				return bc_seterr(err, BC_ERR_NOTSUP,
 				    "option %s is not modelled", unmodelled[k]);
-				goto out;
 			}
-		if ((v = optval(argv, argc, &i, "-isysroot")) != NULL ||
-		    (strcmp(a, "--sysroot") == 0 &&
-		    (v = optval(argv, argc, &i, "--sysroot")) != NULL) ||
-		    (bc_str_has_prefix(a, "--sysroot=") && (v = a + 10))) {
-			free(s->sysroot);
-			s->sysroot = xstrdup(v);
-			bc_strv_push(&s->query, "--sysroot");
-			bc_strv_push(&s->query, v);
-			continue;
-		}
-		if ((v = optval(argv, argc, &i, "-iquote")) != NULL) {
-			bc_strv_push_owned(&quote, under_sysroot(s, v));
-			continue;
-		}
-		if ((v = optval(argv, argc, &i, "-isystem")) != NULL) {
-			bc_strv_push_owned(&sys, under_sysroot(s, v));
-			continue;
-		}
-		if ((v = optval(argv, argc, &i, "-idirafter")) != NULL) {
-			bc_strv_push_owned(&after, under_sysroot(s, v));
-			continue;
-		}
-		if ((v = optval(argv, argc, &i, "-iframework")) != NULL) {
-			bc_strv_push(&sys, "\001");	/* marker: framework */
-			bc_strv_push(&sys, v);
-			continue;
-		}
-		if ((v = optval(argv, argc, &i, "-include")) != NULL ||
-		    (v = optval(argv, argc, &i, "-imacros")) != NULL) {
-			bc_strv_push(&s->forced, v);
-			continue;
-		}
-		if (strcmp(a, "-I") == 0 || (a[1] == 'I' && a[2] != '\0')) {
-			if ((v = optval(argv, argc, &i, "-I")) == NULL)
-				continue;
-			bc_strv_push_owned(&angled, under_sysroot(s, v));
-			bc_strv_push(&order, "I");
-			continue;
-		}
-		if (strcmp(a, "-F") == 0 || (a[1] == 'F' && a[2] != '\0')) {
-			if ((v = optval(argv, argc, &i, "-F")) == NULL)
-				continue;
-			bc_strv_push(&angled_fw, v);
-			bc_strv_push(&order, "F");
-			continue;
-		}
-		if (strcmp(a, "-target") == 0 || strcmp(a, "-arch") == 0 ||
-		    strcmp(a, "-B") == 0 || strcmp(a, "--gcc-toolchain") == 0) {
-			bc_strv_push(&s->query, a);
-			if (i + 1 < argc)
-				bc_strv_push(&s->query, argv[++i]);
-			continue;
-		}
-		for (k = 0; query_flags[k] != NULL; k++)
-			if (strcmp(a, query_flags[k]) == 0)
-				bc_strv_push(&s->query, a);
-		for (k = 0; query_prefix[k] != NULL; k++)
-			if (bc_str_has_prefix(a, query_prefix[k]))
-				bc_strv_push(&s->query, a);
+		if (!search_opt(s, o, argv, argc, &i))
+			query_opt(s, argv, argc, &i);
 	}
-	/* assemble in search order */
-	for (i = 0; i < quote.n; i++) {
-		int kq = dir_kind(quote.v[i]);
+	return BC_OK;
+}
 
-		bc_pp_search_add(s, quote.v[i], kq, 0, 1);
+/* -iquote, then -I and -F as given, then -isystem and -iframework. */
+static void
+add_user_dirs(struct bc_pp_search *s, const struct user_opts *o)
+{
+	size_t i, ai = 0, fi = 0;
+
+	for (i = 0; i < o->quote.n; i++) {
+		int kq = dir_kind(o->quote.v[i]);
+
+		bc_pp_search_add(s, o->quote.v[i], kq, 0, 1);
 		if (kq == BC_PP_ENT_DIR)
-			bc_strv_push(&s->user_dirs, quote.v[i]);
+			bc_strv_push(&s->user_dirs, o->quote.v[i]);
 	}
-	for (i = 0; i < order.n; i++) {
-		if (order.v[i][0] == 'I') {
-			const char *d = angled.v[ai++];
+	for (i = 0; i < o->order.n; i++) {
+		if (o->order.v[i][0] == 'I') {
+			const char *d = o->angled.v[ai++];
 
 			int kd = dir_kind(d);
 
@@ -530,48 +561,84 @@ bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
 			if (kd == BC_PP_ENT_DIR)
 				bc_strv_push(&s->user_dirs, d);
 		} else {
-			bc_pp_search_add(s, angled_fw.v[fi++],
+			bc_pp_search_add(s, o->angled_fw.v[fi++],
 			    BC_PP_ENT_FRAMEWORK, 0, 0);
 		}
 	}
-	for (i = 0; i < sys.n; i++) {
-		if (sys.v[i][0] == '\001' && i + 1 < sys.n) {
+	for (i = 0; i < o->sys.n; i++) {
+		if (o->sys.v[i][0] == '\001' && i + 1 < o->sys.n) {
 			i++;
-			bc_pp_search_add(s, sys.v[i], BC_PP_ENT_FRAMEWORK, 0, 0);
+			bc_pp_search_add(s, o->sys.v[i], BC_PP_ENT_FRAMEWORK,
+			    0, 0);
 		} else {
-			bc_pp_search_add(s, sys.v[i], BC_PP_ENT_DIR, 0, 0);
-			bc_strv_push(&s->user_dirs, sys.v[i]);
+			bc_pp_search_add(s, o->sys.v[i], BC_PP_ENT_DIR, 0, 0);
+			bc_strv_push(&s->user_dirs, o->sys.v[i]);
 		}
 	}
-	if (compiler_path != NULL) {
-		r = default_dirs(s, compiler_path, statedir, &dd, &dfw, err);
-		if (r != BC_OK) {
-			*fallback = "default-dirs";
-			r = BC_ERR_NOTSUP;
-			goto out;
-		}
-		for (i = 0; i < dd.n; i++) {
-			bc_pp_search_add(s, dd.v[i], BC_PP_ENT_DIR, 1, 0);
-			bc_strv_push(&s->sysdirs, dd.v[i]);
-		}
-		for (i = 0; i < dfw.n; i++) {
-			bc_pp_search_add(s, dfw.v[i], BC_PP_ENT_FRAMEWORK, 1, 0);
-			bc_strv_push(&s->sysdirs, dfw.v[i]);
-		}
+}
+
+/* The compiler's own directories and frameworks, after the user's. */
+static int
+add_default_dirs(struct bc_pp_search *s, const char *compiler_path,
+    const char *statedir, const char **fallback, char *err)
+{
+	struct bc_strv dd = BC_STRV_INIT, dfw = BC_STRV_INIT;
+	size_t i;
+	int r;
+
+	r = default_dirs(s, compiler_path, statedir, &dd, &dfw, err);
+	if (r != BC_OK) {
+		*fallback = "default-dirs";
+		r = BC_ERR_NOTSUP;
+		goto out;
 	}
-	for (i = 0; i < after.n; i++) {
-		bc_pp_search_add(s, after.v[i], BC_PP_ENT_DIR, 0, 0);
-		bc_strv_push(&s->user_dirs, after.v[i]);
+	for (i = 0; i < dd.n; i++) {
+		bc_pp_search_add(s, dd.v[i], BC_PP_ENT_DIR, 1, 0);
+		bc_strv_push(&s->sysdirs, dd.v[i]);
+	}
+	for (i = 0; i < dfw.n; i++) {
+		bc_pp_search_add(s, dfw.v[i], BC_PP_ENT_FRAMEWORK, 1, 0);
+		bc_strv_push(&s->sysdirs, dfw.v[i]);
 	}
 out:
-	bc_strv_free(&angled);
-	bc_strv_free(&angled_fw);
-	bc_strv_free(&sys);
-	bc_strv_free(&after);
-	bc_strv_free(&quote);
 	bc_strv_free(&dd);
 	bc_strv_free(&dfw);
-	bc_strv_free(&order);
+	return r;
+}
+
+int
+bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
+    const char *lang, const char *compiler_path, const char *statedir,
+    int cpath_env, const char **fallback, char *err)
+{
+	struct user_opts o = { BC_STRV_INIT, BC_STRV_INIT, BC_STRV_INIT,
+	    BC_STRV_INIT, BC_STRV_INIT, BC_STRV_INIT };
+	size_t i;
+	int r = BC_OK;
+
+	*fallback = NULL;
+	s->lang = xstrdup(lang != NULL ? lang : "c");
+	if (cpath_env) {
+		*fallback = "cpath-env";
+		return bc_seterr(err, BC_ERR_NOTSUP,
+		    "CPATH or *_INCLUDE_PATH is set");
+	}
+	r = parse_options(s, &o, argv, argc, fallback, err);
+	if (r != BC_OK)
+		goto out;
+	/* assemble in search order */
+	add_user_dirs(s, &o);
+	if (compiler_path != NULL) {
+		r = add_default_dirs(s, compiler_path, statedir, fallback, err);
+		if (r != BC_OK)
+			goto out;
+	}
+	for (i = 0; i < o.after.n; i++) {
+		bc_pp_search_add(s, o.after.v[i], BC_PP_ENT_DIR, 0, 0);
+		bc_strv_push(&s->user_dirs, o.after.v[i]);
+	}
+out:
+	user_opts_free(&o);
 	return r;
 }
 

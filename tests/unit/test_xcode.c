@@ -20,6 +20,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/io.h"
 #include "common/util.h"
 #include "client/cconf.h"
 #include "client/cfgfile.h"
@@ -726,6 +727,37 @@ START_TEST(test_ident_line)
 }
 END_TEST
 
+/* The one runner both queries use: its two modes and LC_ALL. */
+START_TEST(test_run_capture)
+{
+	char buf[16];
+	char *const ok[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"printf 'ok:%s' \"$LC_ALL\"", NULL };
+	char *const fails[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"echo out; exit 3", NULL };
+	char *const plain[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"echo ok", NULL };
+	char *const lingers[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"printf x; exec >&-; exec sleep 30", NULL };
+	ssize_t n;
+
+	n = bc_io_run_capture(ok[0], ok, "C", 10000, buf, sizeof(buf));
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(memcmp(buf, "ok:C", 4), 0);
+	n = bc_io_run_capture(plain[0], plain, NULL, 0, buf, sizeof(buf));
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(memcmp(buf, "ok\n", 3), 0);
+	ck_assert_int_eq(bc_io_run_capture(fails[0], fails, NULL, 0, buf,
+	    sizeof(buf)), -1);
+	ck_assert_int_eq(bc_io_run_capture("/nonexistent/tool", fails, NULL, 0,
+	    buf, sizeof(buf)), -1);
+	/* with a deadline, a program that closed its stdout is not waited
+	 * for: killed, so no answer */
+	ck_assert_int_eq(bc_io_run_capture(lingers[0], lingers, NULL, 10000,
+	    buf, sizeof(buf)), -1);
+}
+END_TEST
+
 static Suite *
 xcode_suite(void)
 {
@@ -744,6 +776,7 @@ xcode_suite(void)
 	tcase_add_test(tc, test_activate_parse);
 	tcase_add_test(tc, test_activate_launchd_groups);
 	tcase_add_test(tc, test_ident_line);
+	tcase_add_test(tc, test_run_capture);
 	suite_add_tcase(s, tc);
 	return s;
 }
