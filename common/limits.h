@@ -86,6 +86,9 @@
 #define BC_MAX_INTAKE		16384
 #define BC_INTAKE_FD_RESERVE	64
 #define BC_MAX_INTAKE_BYTES	((size_t)1 << 20)
+/* Paths whose existence one include scan remembers (preproc/search.c):
+ * beyond this many it asks the file system every time. */
+#define BC_PP_MAX_EXISTS_MEMO	8192
 /* A reply boltccd's parent sends itself (a cache hit, daemon/fasthit.h):
  * at most this large (a larger one is a worker's), and at most
  * BC_MAX_FASTHIT_PENDING bytes of such replies not yet sent in all. */

@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/hash.h"
+#include "common/limits.h"
 #include "common/osdep.h"
 #include "common/util.h"
 #include "preproc/search.h"
@@ -27,6 +28,29 @@
 /* How long a compiler that gave no search list is not asked again (a
  * compiler change, seen by its size and mtime, asks at once). */
 #define FAIL_MEMO_SEC 3600
+
+/* An open-addressing table of paths and whether each is a regular file:
+ * a scan asks about the same candidates again and again, and the files
+ * do not change in the milliseconds it runs. */
+struct bc_pp_exists {
+	char **path;
+	unsigned char *yes;
+	size_t n, cap;
+};
+
+static void
+exists_free(struct bc_pp_exists *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->cap; i++)
+		free(m->path[i]);
+	free(m->path);
+	free(m->yes);
+	free(m);
+}
 
 void
 bc_pp_search_init(struct bc_pp_search *s)
@@ -52,6 +76,7 @@ bc_pp_search_free(struct bc_pp_search *s)
 		}
 	}
 	free(s->v);
+	exists_free(s->exists);
 	bc_strv_free(&s->sysdirs);
 	bc_strv_free(&s->defines);
 	bc_strv_free(&s->forced);
@@ -68,6 +93,43 @@ bc_pp_file_exists(const char *path)
 	struct stat sb;
 
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The slot of path in m: its entry, or the empty slot it would take. */
+static size_t
+exists_slot(const struct bc_pp_exists *m, const char *path)
+{
+	size_t i = (size_t)bc_fnv1a_str(BC_FNV1A_BASIS, path) & (m->cap - 1);
+
+	while (m->path[i] != NULL && strcmp(m->path[i], path) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int
+file_exists_memo(const struct bc_pp_search *s, const char *path)
+{
+	struct bc_pp_exists *m = s->exists;
+	size_t i;
+	int yes;
+
+	if (m == NULL)
+		return bc_pp_file_exists(path);
+	if (m->cap == 0) {
+		m->cap = 2 * BC_PP_MAX_EXISTS_MEMO;	/* a power of two */
+		m->path = xcalloc(m->cap, sizeof(*m->path));
+		m->yes = xcalloc(m->cap, sizeof(*m->yes));
+	}
+	i = exists_slot(m, path);
+	if (m->path[i] != NULL)
+		return m->yes[i];
+	yes = bc_pp_file_exists(path);
+	if (m->n < BC_PP_MAX_EXISTS_MEMO) {
+		m->path[i] = xstrdup(path);
+		m->yes[i] = (unsigned char)yes;
+		m->n++;
+	}
+	return yes;
 }
 
 static void
@@ -617,6 +679,8 @@ bc_pp_search_build(struct bc_pp_search *s, char *const *argv, size_t argc,
 	int r = BC_OK;
 
 	*fallback = NULL;
+	if (s->exists == NULL)
+		s->exists = xcalloc(1, sizeof(*s->exists));
 	s->lang = xstrdup(lang != NULL ? lang : "c");
 	if (cpath_env) {
 		*fallback = "cpath-env";
@@ -657,7 +721,8 @@ join(const char *dir, const char *name)
 /* Try one entry; BC_OK with *out, or BC_ERR_NOENT.  *name may be
  * replaced by a header map's relative redirect. */
 static int
-try_ent(const struct bc_pp_ent *e, char **name, char **out)
+try_ent(const struct bc_pp_search *s, const struct bc_pp_ent *e,
+    char **name, char **out)
 {
 	char *p, *v = NULL, *v2 = NULL;
 	const char *slash;
@@ -665,7 +730,7 @@ try_ent(const struct bc_pp_ent *e, char **name, char **out)
 	*out = NULL;
 	if (e->kind == BC_PP_ENT_DIR) {
 		p = join(e->path, *name);
-		if (bc_pp_file_exists(p)) {
+		if (file_exists_memo(s, p)) {
 			*out = p;
 			return BC_OK;
 		}
@@ -688,7 +753,7 @@ try_ent(const struct bc_pp_ent *e, char **name, char **out)
 				return BC_ERR_NOENT;
 			}
 		}
-		if (bc_pp_file_exists(v)) {
+		if (file_exists_memo(s, v)) {
 			*out = v;
 			return BC_OK;
 		}
@@ -701,14 +766,14 @@ try_ent(const struct bc_pp_ent *e, char **name, char **out)
 		return BC_ERR_NOENT;
 	p = xasprintf("%s/%.*s.framework/Headers/%s", e->path,
 	    (int)(slash - *name), *name, slash + 1);
-	if (bc_pp_file_exists(p)) {
+	if (file_exists_memo(s, p)) {
 		*out = p;
 		return BC_OK;
 	}
 	free(p);
 	p = xasprintf("%s/%.*s.framework/PrivateHeaders/%s", e->path,
 	    (int)(slash - *name), *name, slash + 1);
-	if (bc_pp_file_exists(p)) {
+	if (file_exists_memo(s, p)) {
 		*out = p;
 		return BC_OK;
 	}
@@ -726,7 +791,7 @@ bc_pp_resolve(const struct bc_pp_search *s, const char *name, int angled,
 	*out = NULL;
 	*idx = -1;
 	if (name[0] == '/') {
-		if (!bc_pp_file_exists(name))
+		if (!file_exists_memo(s, name))
 			return BC_ERR_NOENT;
 		*out = xstrdup(name);
 		return BC_OK;
@@ -734,7 +799,7 @@ bc_pp_resolve(const struct bc_pp_search *s, const char *name, int angled,
 	if (from < 0 && !angled && includer_dir != NULL) {
 		char *p = join(includer_dir, name);
 
-		if (bc_pp_file_exists(p)) {
+		if (file_exists_memo(s, p)) {
 			*out = p;
 			return BC_OK;
 		}
@@ -746,7 +811,7 @@ bc_pp_resolve(const struct bc_pp_search *s, const char *name, int angled,
 		start = angled ? s->quote_end : 0;
 	nm = xstrdup(name);
 	for (i = start; i < s->n; i++) {
-		if (try_ent(&s->v[i], &nm, out) == BC_OK) {
+		if (try_ent(s, &s->v[i], &nm, out) == BC_OK) {
 			*idx = (long)i;
 			free(nm);
 			return BC_OK;

@@ -41,6 +41,10 @@ struct bc_pp_search {
 	char *lang;		/* c, c++, objective-c, objective-c++ */
 	struct bc_strv query;	/* flags passed to the default-dir query */
 	struct bc_strv defines;	/* -D operands ("NAME" or "NAME=value") */
+	/* which candidate files exist, asked once per run (an include is
+	 * probed again from every header that names it): bc_pp_resolve's,
+	 * at most BC_PP_MAX_EXISTS_MEMO paths; NULL: none */
+	struct bc_pp_exists *exists;
 };
 
 void bc_pp_search_init(struct bc_pp_search *s);
