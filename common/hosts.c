@@ -428,9 +428,14 @@ parse_entry(const char *tok, int boltcc_opts, struct bc_hostlist *hl,
 		return bc_seterr(err, BC_ERR_HOSTSPEC,
 		    "host list entry \"%.*s\": unknown option", ENTRY_SHOW,
 		    tok);
-	if (strcmp(tok, "+zeroconf") == 0)
+	if (strncmp(tok, "+zeroconf", 9) == 0)
 		return bc_seterr(err, BC_ERR_HOSTSPEC,
-		    "host list entry \"+zeroconf\": zeroconf not supported");
+		    "host list entry \"%.*s\": zeroconf not supported",
+		    ENTRY_SHOW, tok);
+	if (tok[0] == '+')	/* distcc's only such entry is +zeroconf */
+		return bc_seterr(err, BC_ERR_HOSTSPEC,
+		    "host list entry \"%.*s\": unknown entry (a host name "
+		    "cannot start with '+')", ENTRY_SHOW, tok);
 
 	if (hl->n >= BC_MAX_HOSTS)
 		return bc_seterr(err, BC_ERR_HOSTSPEC,

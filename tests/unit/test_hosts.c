@@ -92,6 +92,12 @@ static const struct row rows[] = {
 	    3632, 4, 1, NULL, NULL, 0, "a", NULL },
 	{ "+zeroconf", 0, REJ, 0, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL,
 	    "zeroconf not supported" },
+	/* found by fuzz_hosts: "+zeroconf/4" was taken for a host named
+	 * "+zeroconf", which then did not parse again */
+	{ "+zeroconf/4", 0, REJ, 0, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL,
+	    "zeroconf not supported" },
+	{ "a +box", 0, REJ, 0, 0, NULL, 0, 0, 0, NULL, NULL, 0, NULL,
+	    "cannot start with '+'" },
 	{ "box,auth", 0, 1, 4, BC_HOST_TCP, "box", 3632, 4, 1, NULL, NULL, 0,
 	    "box,auth", NULL },
 	{ "box,auth=svc", 0, 1, 4, BC_HOST_TCP, "box", 3632, 4, 1, NULL, NULL,
