@@ -3,7 +3,7 @@
  *
  * Manifest text (one record per line, paths last so they may hold
  * spaces; a name with a newline is never recorded):
- *   boltcc-manifest-v1
+ *   boltcc-manifest-v2
  *   key <64 hex>
  *   file <64 hex sha256> <size> <stamp> <path>   (repeated)
  * where stamp is "<dev>.<ino>.<mtime ns>.<ctime ns>": while a file's
@@ -391,8 +391,8 @@ bc_direct_get(const struct bc_direct *d, char key[BC_HASH_HEXLEN + 1],
 		nfiles++;
 	}
 	if (nfiles == 0 || get_blob(&b, "dotd", dotd) != BC_OK ||
-	    get_blob(&b, "cpperr", cpperr) != BC_OK)
-		goto out;
+	    get_blob(&b, "cpperr", cpperr) != BC_OK || bc_buf_avail(&b) != 0)
+		goto out;	/* anything after the last blob: not ours */
 	r = BC_OK;
 out:
 	if (r != BC_OK) {

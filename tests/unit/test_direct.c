@@ -465,8 +465,8 @@ START_TEST(t_corrupt)
 		{ "cpperr 9", "cpperr 10" },
 		{ "cpperr", "stderr" },
 		{ "file ", "fil " },		/* then no file at all */
-		/* Not here: "cpperr 8" is read as the stderr less its last
-		 * newline, as bytes after the last blob are not checked. */
+		/* one short: bytes would be left after the last blob */
+		{ "cpperr 9", "cpperr 8" },
 	};
 	struct bc_direct d;
 	struct bc_buf good;
