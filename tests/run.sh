@@ -33,7 +33,16 @@ TOTAL_SKIP=0
 
 say() { printf '[%4ss] %s\n' "$(($(date +%s) - START))" "$*"; }
 
+# Every failure is also listed again just before the last line: whoever
+# reads only the end of the output still sees which checks failed.
+FAILURES=$(mktemp "${TMPDIR:-/tmp}/bc-run-failures.XXXXXX") || exit 1
+trap 'rm -f "$FAILURES"' EXIT
+
 summary_and_exit() {
+	if [ -s "$FAILURES" ]; then
+		echo "---- what failed ----"
+		head -n 60 "$FAILURES"
+	fi
 	_line="$TOTAL_PASS passed, $TOTAL_FAIL failed"
 	[ "$TOTAL_SKIP" -gt 0 ] && _line="$_line, $TOTAL_SKIP skipped"
 	echo "$_line"
@@ -44,6 +53,7 @@ summary_and_exit() {
 # A step that fails before tests can run counts as one failure.
 step_failed() {
 	say "FAILED: $1 (log: $2)"
+	echo "  $1" >>"$FAILURES"
 	tail -n 40 "$2" 2>/dev/null | sed 's/^/    /'
 	TOTAL_FAIL=$((TOTAL_FAIL + 1))
 }
@@ -98,7 +108,13 @@ report() {
 			# the failed checks first (integration tests print "FAIL ...",
 			# check prints "...:F:..."), then the end of the log
 			grep -E '^FAIL |:[FE]:|TIMEOUT|Sanitizer|runtime error' "$_t.log" |
-				grep -v '^FAIL tests/' | head -n 20 | sed 's/^/  > /'
+				grep -v '^FAIL tests/' | head -n 20 >"$FAILURES.t"
+			sed 's/^/  > /' "$FAILURES.t"
+			{
+				echo "  $_name: $_res: ${_t#"$_dir"/}"
+				sed 's/^/    > /' "$FAILURES.t"
+			} >>"$FAILURES"
+			rm -f "$FAILURES.t"
 			echo "  (last 40 lines of $_t.log)"
 			tail -n 40 "$_t.log" | sed 's/^/    /'
 			;;
@@ -191,6 +207,7 @@ if [ "${BOLTCC_SKIP_MACOS:-0}" != 1 ]; then
 	TOTAL_PASS=$((TOTAL_PASS + _p))
 	TOTAL_FAIL=$((TOTAL_FAIL + _f))
 	say "macos: $_p passed, $_f failed"
+	grep '^FAIL ' build/macos.log | sed 's/^/  macos: /' >>"$FAILURES"
 	grep -E '^(ok   [a-z0-9_]+: cross-build|FAIL|    )' build/macos.log | sed 's/^/  /'
 fi
 
