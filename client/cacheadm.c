@@ -20,8 +20,8 @@
 #include "client/cconf.h"
 #include "client/hitcache.h"
 #include "client/remote.h"
+#include "common/limits.h"
 
-#define CACHEADM_PAGE_MAX (256 * 1024)
 #define CACHEADM_SHOW_TIMEOUT_MS 5000
 /* a clear of a big cache takes its time: the daemon answers when done */
 #define CACHEADM_OP_TIMEOUT_MS (30 * 60 * 1000)
@@ -135,7 +135,7 @@ static void
 fetch_view(const struct bc_cconf *cfg, const struct bc_host *h,
     struct view *v)
 {
-	struct bc_buf page = BC_BUF_INIT(CACHEADM_PAGE_MAX);
+	struct bc_buf page = BC_BUF_INIT(BC_MAX_ADMIN_REPLY);
 	struct bc_json d;
 	char *body, e[BC_ERRLEN];
 	size_t c;
@@ -323,7 +323,7 @@ static int
 op_host(const struct bc_cconf *cfg, const struct bc_host *h,
     const struct cmd *c)
 {
-	struct bc_buf ans = BC_BUF_INIT(CACHEADM_PAGE_MAX);
+	struct bc_buf ans = BC_BUF_INIT(BC_MAX_ADMIN_REPLY);
 	char err[BC_ERRLEN], *path = op_path(c), *body;
 	int status, r;
 

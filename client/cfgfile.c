@@ -16,8 +16,8 @@
 #include "common/err.h"
 #include "common/util.h"
 #include "client/cfgfile.h"
+#include "common/limits.h"
 
-#define MAX_KEY 64
 #define SUGGEST_MAX_DISTANCE 2
 
 /* Every variable the client reads that the file may set (cconf.c, the
@@ -157,7 +157,7 @@ parse_line(const char *p, const char *end, char **key, char **val,
 		*why = "expected NAME = value";
 		return -1;
 	}
-	if (klen > MAX_KEY) {
+	if (klen > BC_MAX_CFG_KEY) {
 		*why = "name too long";
 		return -1;
 	}

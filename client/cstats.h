@@ -29,9 +29,8 @@
 #define BC_CSTATS_H
 
 #include <stddef.h>
+#include "common/limits.h"
 
-#define BC_CSTATS_MAX_ENTRIES 512
-#define BC_CSTATS_MAX_FILE (64 * 1024)
 
 struct bc_cstat {
 	char *name;

@@ -35,7 +35,6 @@
 #include "client/direct.h"
 
 #define MAGIC "boltcc-manifest-v2\n"
-#define MAX_HEADER ((size_t)64 << 20)	/* one recorded file */
 
 void
 bc_direct_init(struct bc_direct *d, const char *statedir,
@@ -109,7 +108,7 @@ hash_file(const char *path, char out[BC_HASH_HEXLEN + 1], int64_t *size,
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size > MAX_HEADER) {
+	    (size_t)st.st_size > BC_DIRECT_MAX_HEADER) {
 		close(fd);
 		return -1;
 	}
@@ -146,8 +145,8 @@ uses_time_macros(const char *path)
 	struct bc_buf b;
 	int found = 0, i;
 
-	bc_buf_init(&b, MAX_HEADER);
-	if (bc_read_file(path, MAX_HEADER, &b, NULL) != BC_OK) {
+	bc_buf_init(&b, BC_DIRECT_MAX_HEADER);
+	if (bc_read_file(path, BC_DIRECT_MAX_HEADER, &b, NULL) != BC_OK) {
 		bc_buf_free(&b);
 		return 1;
 	}
@@ -366,7 +365,7 @@ bc_direct_get(const struct bc_direct *d, char key[BC_HASH_HEXLEN + 1],
 		}
 		*sp = '\0';
 		sp2 = strchr(sp + 1, ' ');
-		if (sp2 == NULL || bc_parse_int(path, 0, (long long)MAX_HEADER,
+		if (sp2 == NULL || bc_parse_int(path, 0, (long long)BC_DIRECT_MAX_HEADER,
 		    &size) != BC_OK) {
 			free(path);
 			goto out;

@@ -25,9 +25,8 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/util.h"
+#include "common/limits.h"
 
-#define BC_DIRECT_MAX_MANIFEST ((size_t)8 << 20)
-#define BC_DIRECT_MAX_FILES 20000
 
 struct bc_direct {
 	char mkey[BC_HASH_HEXLEN + 1];

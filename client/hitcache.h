@@ -31,14 +31,12 @@
 #include "common/hash.h"
 #include "common/proto.h"
 #include "common/util.h"
+#include "common/limits.h"
 
 /* Default size limit of the tier (BOLTCC_LOCAL_CACHE_SIZE). */
 #define BC_HITCACHE_DEFAULT_SIZE ((uint64_t)512 << 20)
 /* One store in this many looks at the tier's size (a directory walk). */
 #define BC_HITCACHE_TRIM_EVERY 32
-/* The trim looks at this many entries at most (about 20 GiB of 20 KiB
- * objects). */
-#define BC_HITCACHE_MAX_ENTRIES 1000000
 
 /* The local key of a farm key for this command in this directory. */
 void bc_hitcache_key(const char *key, const char *cwd,

@@ -27,16 +27,14 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "client/hostsel.h"
+#include "common/limits.h"
 
 #define PICK_SLEEP_MIN_MS 1	/* wait ladder: 1 ms doubling ... */
 #define PICK_SLEEP_MAX_MS 50	/* ... to 50 ms, between FIFO wakeups */
 #define LOCAL_SLEEP_MIN_MS 10	/* bc_hostsel_local_slot's ladder */
 #define LOCAL_SLEEP_MAX_MS 500
-#define HOSTSEL_MAX_WAITERS 4096	/* queue places in $lockdir/waiters */
 #define HOSTSEL_MAX_RACES 8	/* lost slot races before sleeping */
-#define HOSTSEL_PERF_MAX 32	/* bytes of a perf_* file */
 #define HOSTSEL_PERF_MAX_US (3600LL * 1000000)	/* one hour */
-#define HOSTSEL_REASON_MAX 240	/* bytes of a backoff mark's reason */
 
 /* Copy s into out replacing anything outside [A-Za-z0-9._-] by '_'. */
 static void
@@ -125,7 +123,7 @@ int
 bc_hostsel_backoff_mark_why(const char *lockdir, const struct bc_host *h,
     const char *why)
 {
-	char path[4096], text[HOSTSEL_REASON_MAX + 1];
+	char path[4096], text[BC_MAX_BACKOFF_REASON + 1];
 	size_t n = 0;
 	int fd;
 
@@ -133,7 +131,7 @@ bc_hostsel_backoff_mark_why(const char *lockdir, const struct bc_host *h,
 		return BC_ERR_LIMIT;
 	/* The reason as one line of printable ASCII; without one the mark
 	 * holds a single "x", as before (distcc reads only the mtime). */
-	for (; why != NULL && why[n] != '\0' && n < HOSTSEL_REASON_MAX; n++)
+	for (; why != NULL && why[n] != '\0' && n < BC_MAX_BACKOFF_REASON; n++)
 		text[n] = why[n] >= 0x20 && why[n] < 0x7f ? why[n] : ' ';
 	if (n > 0)
 		text[n++] = '\n';
@@ -183,7 +181,7 @@ int
 bc_hostsel_backoff_info(const char *lockdir, const struct bc_host *h,
     int period, time_t *until, char *why, size_t whylen)
 {
-	char path[4096], text[HOSTSEL_REASON_MAX + 2];
+	char path[4096], text[BC_MAX_BACKOFF_REASON + 2];
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -364,8 +362,8 @@ bc_hostsel_perf_get(const char *lockdir, const struct bc_host *h)
 	if (stat(path, &st) != 0 ||
 	    st.st_mtime + BC_HOSTSEL_PERF_STALE_SEC < time(NULL))
 		return 0;
-	bc_buf_init(&b, HOSTSEL_PERF_MAX);
-	if (bc_read_file(path, HOSTSEL_PERF_MAX, &b, NULL) == BC_OK &&
+	bc_buf_init(&b, BC_MAX_HOSTSEL_PERF);
+	if (bc_read_file(path, BC_MAX_HOSTSEL_PERF, &b, NULL) == BC_OK &&
 	    bc_buf_len(&b) > 1 &&
 	    bc_buf_data(&b)[bc_buf_len(&b) - 1] == '\n' &&
 	    bc_buf_dup_cstr(&b, &s) == BC_OK) {
@@ -492,7 +490,7 @@ waiter_open(struct waiter *w, const char *lockdir)
 	w->qfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (w->qfd < 0)
 		return;
-	for (k = 0; k < HOSTSEL_MAX_WAITERS; k++) {
+	for (k = 0; k < BC_MAX_HOSTSEL_WAITERS; k++) {
 		struct flock fl;
 
 		memset(&fl, 0, sizeof(fl));

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include "common/hosts.h"
 #include "common/util.h"
+#include "common/limits.h"
 
 #define BC_SSH_DEFAULT_COMMAND "boltccd"
 #define BC_SSH_HELPER_NAME "boltcc-ssh"	/* the helper executable */
@@ -30,8 +31,6 @@
 #define BC_SSH_HELPER_DIR "/usr/local/libexec/boltcc"	/* the build sets it */
 #endif
 #define BC_SSH_IDLE_SEC 120		/* helper / idle session lifetime */
-#define BC_SSH_MAX_REQUEST 16384	/* helper request size */
-#define BC_SSH_MAX_STDERR 2048		/* remote stderr kept for messages */
 
 /* Everything needed to reach one host, resolved on the client side
  * (host entry + ~/.ssh/config + environment). */

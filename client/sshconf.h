@@ -33,11 +33,8 @@
 
 #include <stddef.h>
 #include "common/util.h"
+#include "common/limits.h"
 
-#define BC_SSHCONF_MAX_BYTES (256 * 1024)	/* config file size */
-#define BC_SSHCONF_MAX_LINE 4096
-#define BC_SSHCONF_MAX_ARGS 64			/* words on one line */
-#define BC_SSHCONF_MAX_FILES 16			/* identity / known-hosts files */
 
 enum bc_ssh_strict { BC_SSH_STRICT_YES = 0, BC_SSH_STRICT_NO = 1,
     BC_SSH_STRICT_ACCEPT_NEW = 2 };

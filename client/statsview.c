@@ -17,8 +17,8 @@
 #include "common/util.h"
 #include "client/statspage.h"
 #include "client/statsview.h"
+#include "common/limits.h"
 
-#define STATSVIEW_MAX_PAGE (64 * 1024)
 #define STATSVIEW_TIMEOUT_MS 2000
 /* the text's label column, and how many reasons a list shows */
 #define STATSVIEW_LABEL 24
@@ -463,7 +463,7 @@ host_fetch(const struct bc_cconf *cfg, const struct bc_host *h,
 		return;
 	hs->asked = 1;
 	hs->port = bc_cconf_stats_port(cfg, h);
-	bc_buf_init(&page, STATSVIEW_MAX_PAGE);
+	bc_buf_init(&page, BC_MAX_STATSVIEW_PAGE);
 	if (bc_io_http_get(h->name, hs->port, "/", STATSVIEW_TIMEOUT_MS, &page,
 	    hs->err) == BC_OK) {
 		hs->ok = 1;
@@ -473,7 +473,7 @@ host_fetch(const struct bc_cconf *cfg, const struct bc_host *h,
 	bc_buf_free(&page);
 	if (!hs->ok)
 		return;
-	bc_buf_init(&page, STATSVIEW_MAX_PAGE);
+	bc_buf_init(&page, BC_MAX_STATSVIEW_PAGE);
 	if (bc_io_http_get(h->name, hs->port, "/metrics", STATSVIEW_TIMEOUT_MS,
 	    &page, NULL) == BC_OK)
 		hs->cache = bc_statspage_cache_metrics(bc_buf_data(&page),

@@ -22,7 +22,6 @@
 #include "limits.h"
 #include "util.h"
 
-#define MAX_SLOTS 1000		/* /N upper bound per entry */
 #define ENTRY_SHOW 80		/* bytes of an entry quoted in messages */
 
 struct opts {
@@ -106,11 +105,11 @@ parse_slots(const char *tok, const char **pp, int *limit, char *err)
 	const char *p = *pp + 1;
 	long v;
 
-	if (parse_num(&p, 1, MAX_SLOTS, &v) != 0 ||
+	if (parse_num(&p, 1, BC_MAX_HOST_SLOTS, &v) != 0 ||
 	    (*p != '\0' && *p != ':' && *p != ','))
 		return bc_seterr(err, BC_ERR_HOSTSPEC,
 		    "host list entry \"%.*s\": bad slot count after '/' "
-		    "(must be 1..%d)", ENTRY_SHOW, tok, MAX_SLOTS);
+		    "(must be 1..%d)", ENTRY_SHOW, tok, BC_MAX_HOST_SLOTS);
 	*limit = (int)v;
 	*pp = p;
 	return BC_OK;
@@ -385,11 +384,11 @@ parse_localslots(const char *tok, const char *opt, int *val, int *r,
 	if (strncmp(tok, opt, n) != 0)
 		return 0;
 	p = tok + n;
-	if ((*p != '=' && *p != '/') || (p++, parse_num(&p, 1, MAX_SLOTS,
+	if ((*p != '=' && *p != '/') || (p++, parse_num(&p, 1, BC_MAX_HOST_SLOTS,
 	    &v) != 0) || *p != '\0') {
 		*r = bc_seterr(err, BC_ERR_HOSTSPEC,
 		    "host list entry \"%.*s\": %s needs a value 1..%d "
-		    "(\"%s=N\")", ENTRY_SHOW, tok, opt, MAX_SLOTS, opt);
+		    "(\"%s=N\")", ENTRY_SHOW, tok, opt, BC_MAX_HOST_SLOTS, opt);
 		return 1;
 	}
 	*val = (int)v;
@@ -454,12 +453,12 @@ parse_entry(const char *tok, int boltcc_opts, struct bc_hostlist *hl,
 			long v;
 
 			p++;
-			if (parse_num(&p, 1, MAX_SLOTS, &v) != 0 ||
+			if (parse_num(&p, 1, BC_MAX_HOST_SLOTS, &v) != 0 ||
 			    *p != '\0')
 				return bc_seterr(err, BC_ERR_HOSTSPEC,
 				    "host list entry \"%.*s\": bad slot "
 				    "count (\"localhost/N\", N 1..%d)",
-				    ENTRY_SHOW, tok, MAX_SLOTS);
+				    ENTRY_SHOW, tok, BC_MAX_HOST_SLOTS);
 			h.limit = (int)v;
 		}
 		h.name = xstrdup("localhost");

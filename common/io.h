@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "buf.h"
+#include "common/limits.h"
 
 /* Bytes bc_io_read_full reads ahead at most (one read). */
 #define BC_IO_READ_AHEAD 8192
@@ -46,8 +47,6 @@ struct bc_io {
 	size_t pre_pos, pre_len;
 };
 
-/* BEATs read before one reply; the job deadline bounds them anyway. */
-#define BC_MAX_BEATS 1000000
 
 void bc_io_init(struct bc_io *io, int rfd, int wfd, int io_timeout_ms);
 

@@ -110,6 +110,31 @@
 #define BC_MAX_RSP_SIZE		((size_t)4 << 20)	/* one response file */
 #define BC_MAX_HOSTS		1024		/* entries in a host list */
 #define BC_MAX_HOSTLIST_LEN	(256 * 1024)	/* bytes of host list text */
+#define BC_MAX_HOST_SLOTS	1000		/* /N of one host entry */
+#define BC_MAX_CFG_KEY		64		/* a key in a config file */
+/* Files in the client's state dir, which other jobs write. */
+#define BC_CSTATS_MAX_ENTRIES	512		/* lines of a counters file */
+#define BC_CSTATS_MAX_FILE	(64 * 1024)	/* a counters file */
+#define BC_MAX_HOSTSEL_WAITERS	4096		/* queue places in
+						 * $lockdir/waiters */
+#define BC_MAX_HOSTSEL_PERF	32		/* bytes of a perf_* file */
+#define BC_MAX_BACKOFF_REASON	240		/* bytes of a backoff mark's
+						 * reason */
+#define BC_HITCACHE_MAX_ENTRIES	1000000		/* local tier entries the trim
+						 * looks at (about 20 GiB of
+						 * 20 KiB objects) */
+/* Direct mode's manifests (client/direct.c). */
+#define BC_DIRECT_MAX_MANIFEST	((size_t)8 << 20)	/* one manifest */
+#define BC_DIRECT_MAX_FILES	20000		/* files one manifest names */
+#define BC_DIRECT_MAX_HEADER	((size_t)64 << 20)	/* one recorded file */
+/* Pages a daemon sends the client's commands. */
+#define BC_MAX_STATSVIEW_PAGE	(64 * 1024)	/* a stats page for --stats */
+#define BC_MAX_ADMIN_REPLY	(256 * 1024)	/* an admin reply (--cache) */
+#define BC_MAX_SELFTEST_REPLY	((size_t)1 << 20)	/* a stats page during
+							 * --selftest (a few
+							 * KiB in practice) */
+/* BEATs read before one reply; the job deadline bounds them anyway. */
+#define BC_MAX_BEATS		1000000
 
 /* ~/.ssh/config (client/sshconf.c) and SSH hosts (client/ssh.c). */
 #define BC_MAX_SSH_INCLUDE_DEPTH 16	/* nested Include (OpenSSH: 16) */
@@ -119,6 +144,12 @@
 					 * helper request (client/sshclient.c) */
 #define BC_MAX_SSH_KNOWN_HOSTS	32	/* known_hosts files of one host in a
 					 * helper request */
+#define BC_SSHCONF_MAX_BYTES	(256 * 1024)	/* one config file */
+#define BC_SSHCONF_MAX_LINE	4096
+#define BC_SSHCONF_MAX_ARGS	64		/* words on one line */
+#define BC_SSHCONF_MAX_FILES	16		/* identity / known-hosts files */
+#define BC_SSH_MAX_REQUEST	16384		/* a request to the helper */
+#define BC_SSH_MAX_STDERR	2048		/* remote stderr kept for messages */
 
 /* Pump mode's include scanner (preproc/): the files it reads itself. */
 #define BC_PP_MAX_SOURCE	((size_t)64 << 20)	/* one source or header
@@ -127,5 +158,11 @@
 #define BC_PP_MEMO_MAX_FILE	((size_t)128 << 20)	/* the scan memo file
 							 * ($DIR/state/ppmemo) */
 #define BC_PP_MEMO_MAX_ENTRIES	100000		/* files in the scan memo */
+#define BC_PP_MAX_DIRS		100000		/* directives in one file */
+#define BC_PP_MAX_NAME		4096		/* one header name */
+#define BC_PP_MAX_CLOSURE	20000		/* files one scan finds */
+/* Pump files a daemon stores after the compile instead of at once
+ * (daemon/pumpx.c). */
+#define BC_PUMPX_DEFER_MAX	((size_t)32 << 20)
 
 #endif

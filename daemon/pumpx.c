@@ -26,9 +26,9 @@
  * until the compiler runs (bc_pumpx_store_received): a file create costs
  * up to about 1 ms on a journaling disk, and the store only serves later
  * jobs, so it overlaps with the compile instead of delaying it.  Bounded
- * by BC_PUMPX_DEFER_MAX bytes; a file beyond that is stored at once.
+ * by BC_PUMPX_DEFER_MAX bytes (limits.h); a file beyond that is stored at
+ * once.
  */
-#define BC_PUMPX_DEFER_MAX ((size_t)32 << 20)
 struct deferred {
 	uint8_t hash[BC_HASH_LEN];
 	uint8_t *data;

@@ -48,8 +48,6 @@
 
 #define STEP_MS BC_SELFTEST_STEP_MS
 #define STEP_S (BC_SELFTEST_STEP_MS / 1000)
-/* The stats page is a few KiB; more is not a stats page. */
-#define MAX_HTTP_REPLY ((size_t)1 << 20)
 /* Attempts at starting the daemon when the ports picked were taken in
  * between (it binds them itself; --port has no "any free port"). */
 #define START_TRIES 3
@@ -754,7 +752,7 @@ static int
 http_get(int port, const char *path, int64_t deadline, char **body,
     char *err)
 {
-	struct bc_buf resp = BC_BUF_INIT(MAX_HTTP_REPLY);
+	struct bc_buf resp = BC_BUF_INIT(BC_MAX_SELFTEST_REPLY);
 	char e[BC_ERRLEN], *text, *b;
 	int64_t left = deadline - bc_now_ms();
 	int r;

@@ -15,6 +15,7 @@
 #define BC_PP_LEX_H
 
 #include <stddef.h>
+#include "common/limits.h"
 
 enum bc_pp_kind {
 	BC_PP_INCLUDE = 1,	/* #include */
@@ -44,9 +45,6 @@ struct bc_pp_dirs {
 	size_t cap;
 };
 
-/* Bound on directives per file and on one header name. */
-#define BC_PP_MAX_DIRS 100000
-#define BC_PP_MAX_NAME 4096
 
 void bc_pp_dirs_init(struct bc_pp_dirs *d);
 void bc_pp_dirs_free(struct bc_pp_dirs *d);

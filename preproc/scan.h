@@ -16,8 +16,8 @@
 #include "common/util.h"
 #include "preproc/memo.h"
 #include "preproc/search.h"
+#include "common/limits.h"
 
-#define BC_PP_MAX_CLOSURE 20000
 
 struct bc_pp_result {
 	struct bc_strv files;	/* absolute, normalized client paths */
