@@ -130,6 +130,15 @@ EOF
 chmod +x "$D"
 
 logins() { grep -c "Accepted publickey" "$T/sshd.log"; }
+# helper_why N MAX: when N logins exceed MAX, the helper's last word on a
+# session or channel it gave up (put into the count's label, so that a
+# failure says why it logged in again)
+helper_why() {
+	[ "$1" -le "$2" ] && return 0
+	_w=$(grep -E "lost|ended|greet|fail|closed|error|timeout" \
+	    "$T/helper.log" 2>/dev/null | tail -n 1 | cut -c1-240)
+	[ -n "$_w" ] && printf '; helper: %s' "$_w"
+}
 # remote boltccd starts by mode (the wrapper logs "pid args" per start)
 starts() { _c=$(grep -c "$@" "$T/remote.calls" 2>/dev/null); echo "${_c:-0}"; }
 
@@ -162,7 +171,7 @@ ssh_same "ssh plain -O0 -Wall" "@farm:$D" -O0 -g0 -Wall
 ssh_same "ssh plain, user@host/2 entry" "$ME@farm/2:$D" -O1 -g0
 check "ssh: the jobs counted as remote" [ "$(client_stat "$BOLTCC_DIR" jobs_remote_ok)" -ge 3 ]
 L1=$(logins)
-check "ssh session reuse: 3 jobs + probe used 1 login ($L0 -> $L1)" \
+check "ssh session reuse: 3 jobs + probe used 1 login ($L0 -> $L1$(helper_why $((L1 - L0)) 1))" \
 	[ $((L1 - L0)) -eq 1 ]
 [ -S "$BOLTCC_DIR/ssh/helper.sock" ] && \
 	[ "$(ls -ld "$BOLTCC_DIR/ssh" | cut -c1-10)" = drwx------ ]
@@ -187,7 +196,7 @@ ssh_same "lingering remote, job 1" "@farm:$LINGER" -O1 -g0
 ssh_same "lingering remote, job 2" "@farm:$LINGER" -O2 -g0
 ssh_same "lingering remote, job 3" "@farm:$LINGER" -O0 -g0
 L1=$(logins)
-check "lingering remote: 3 jobs + probe used 1 login ($L0 -> $L1)" \
+check "lingering remote: 3 jobs + probe used 1 login ($L0 -> $L1$(helper_why $((L1 - L0)) 1))" \
 	[ $((L1 - L0)) -eq 1 ]
 check "lingering remote: the helper waited for the session" \
 	grep -q "waiting for a session that is ending" "$T/helper.log"
@@ -211,7 +220,7 @@ for _k in $(seq 1 20); do [ -s "p$_k.o" ] && _okp=$((_okp + 1)); done
 check "20 jobs, 4 at a time: all objects written" [ $_okp = 20 ]
 check "20 jobs: no errors" [ ! -s "$T/par.err" ]
 L1=$(logins)
-check "20 jobs used at most 5 logins ($((L1 - L0)))" [ $((L1 - L0)) -le 5 ]
+check "20 jobs used at most 5 logins ($((L1 - L0))$(helper_why $((L1 - L0)) 5))" [ $((L1 - L0)) -le 5 ]
 
 log "--- pump mode over ssh (,cpp,lzo)"
 BOLTCC_DIR=$(new_client_dir)
@@ -437,7 +446,7 @@ check "-j8 burst of 16: objects identical to local ($_bad bad)" [ $_bad = 0 ]
 check "-j8 burst: no messages" [ ! -s "$T/seq.err" ]
 check "66 jobs counted as remote" [ "$(client_stat "$BOLTCC_DIR" jobs_remote_ok)" -ge 66 ]
 L1=$(logins); M1=$(starts -- --mux); I1=$(starts -- --inetd)
-check "66 jobs: one login ($((L1 - L0)))" [ $((L1 - L0)) = 1 ]
+check "66 jobs: one login ($((L1 - L0))$(helper_why $((L1 - L0)) 1))" [ $((L1 - L0)) = 1 ]
 check "66 jobs: one remote boltccd --mux started ($((M1 - M0)))" [ $((M1 - M0)) = 1 ]
 check "66 jobs: no remote boltccd --inetd started ($((I1 - I0)))" [ $((I1 - I0)) = 0 ]
 
