@@ -271,6 +271,10 @@ bc_cconf_load(struct bc_cconf *c)
 	if ((v = getenv("BOLTCC_SSH_IDLE")) != NULL &&
 	    bc_parse_int(v, 0, 86400, &x) == BC_OK)
 		c->ssh_idle = (int)x;
+	c->ssh_reuse_wait = -1;
+	if ((v = getenv("BOLTCC_SSH_REUSE_WAIT")) != NULL &&
+	    bc_parse_int(v, 0, 600000, &x) == BC_OK)
+		c->ssh_reuse_wait = (int)x;
 	c->ssh_helper_log = env_dup("BOLTCC_SSH_HELPER_LOG", 1);
 	c->developer_dir = env_dup("DEVELOPER_DIR", 1);
 	c->tmpdir = env_dup("TMPDIR", 0);

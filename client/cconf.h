@@ -79,6 +79,8 @@ struct bc_cconf {
 	char *ssh_key;		/* BOLTCC_SSH_KEY, NULL if empty */
 	int ssh_idle;		/* BOLTCC_SSH_IDLE seconds, -1: unset or
 				 * bad */
+	int ssh_reuse_wait;	/* BOLTCC_SSH_REUSE_WAIT ms, -1: unset or
+				 * bad */
 	char *ssh_helper_log;	/* BOLTCC_SSH_HELPER_LOG, NULL if empty */
 	char *developer_dir;	/* DEVELOPER_DIR, NULL if empty (xcode.h) */
 	char *tmpdir;		/* TMPDIR (DISTCC_SAVE_TEMPS' directory) */

@@ -132,12 +132,23 @@ void bc_ssh_tunnels_wait(int ms);
 int bc_ssh_sess_fd(const struct bc_ssh_sess *s);
 void *bc_ssh_sess_handle(const struct bc_ssh_sess *s);
 
+/* How the helper waits: idle_sec without a job and it exits (and closes
+ * sessions idle that long); a job whose target's session is still ending
+ * (the previous job's client has its reply, the remote command has not
+ * exited yet) waits up to reuse_wait_ms for it before logging in again. */
+struct bc_sshmux_opts {
+	int idle_sec;
+	int reuse_wait_ms;
+};
+#define BC_SSH_REUSE_WAIT_MS 1000	/* default reuse_wait_ms */
+
 /* The helper's main loop: listen_fd (or -1) and an already connected
  * client (or -1).  Returns when idle (listen) or when its one client is
  * done.  Never returns an error to a job's client except on the wire. */
-void bc_sshmux_run(int listen_fd, int client_fd, int idle_sec);
+void bc_sshmux_run(int listen_fd, int client_fd,
+    const struct bc_sshmux_opts *o);
 /* The shared helper: one per $DIR/ssh through helper.lock; serves
- * helper.sock until idle_sec without a job.  Exit code. */
-int bc_sshmux_serve_dir(const char *dir, int idle_sec);
+ * helper.sock until o->idle_sec without a job.  Exit code. */
+int bc_sshmux_serve_dir(const char *dir, const struct bc_sshmux_opts *o);
 
 #endif

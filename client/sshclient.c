@@ -45,7 +45,8 @@ static char *g_home, *g_luser;
 static const struct bc_cconf *
 cfg(void)
 {
-	static const struct bc_cconf none = { .ssh_idle = -1 };
+	static const struct bc_cconf none = { .ssh_idle = -1,
+	    .ssh_reuse_wait = -1 };
 
 	return ssh_cfg != NULL ? ssh_cfg : &none;
 }
@@ -642,16 +643,20 @@ helper_exe(char *err)
 static int
 spawn(const char *exe, const char *dir, int ctl_child, int ctl_parent)
 {
-	char idle[32];
-	const char *argv[10];
+	char idle[32], wait[32];
+	const char *argv[12];
 	pid_t pid, p2;
 	int st, k = 0, nul;
 
 	snprintf(idle, sizeof(idle), "%d", dir == NULL ? 0 :
 	    cfg()->ssh_idle >= 0 ? cfg()->ssh_idle : BC_SSH_IDLE_SEC);
+	snprintf(wait, sizeof(wait), "%d", cfg()->ssh_reuse_wait >= 0 ?
+	    cfg()->ssh_reuse_wait : BC_SSH_REUSE_WAIT_MS);
 	argv[k++] = exe;
 	argv[k++] = "--idle";
 	argv[k++] = idle;
+	argv[k++] = "--reuse-wait";
+	argv[k++] = wait;
 	if (cfg()->ssh_helper_log != NULL) {
 		argv[k++] = "--log";
 		argv[k++] = cfg()->ssh_helper_log;

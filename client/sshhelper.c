@@ -22,9 +22,9 @@
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: boltcc-ssh [--idle SEC] [--log FILE] "
-	    "(--dir DIR | --fd N)\n(boltcc's SSH helper; boltcc starts it, "
-	    "see boltcc(1))\n");
+	fprintf(stderr, "usage: boltcc-ssh [--idle SEC] [--reuse-wait MS] "
+	    "[--log FILE] (--dir DIR | --fd N)\n(boltcc's SSH helper; boltcc "
+	    "starts it, see boltcc(1))\n");
 	return 2;
 }
 
@@ -32,7 +32,8 @@ int
 main(int argc, char **argv)
 {
 	const char *dir = NULL, *logf = NULL;
-	long long idle = BC_SSH_IDLE_SEC, fd = -1;
+	long long idle = BC_SSH_IDLE_SEC, wait = BC_SSH_REUSE_WAIT_MS, fd = -1;
+	struct bc_sshmux_opts o;
 	int i;
 
 	if (argc % 2 == 0)	/* every option takes one value */
@@ -46,6 +47,9 @@ main(int argc, char **argv)
 			logf = v;
 		else if (strcmp(a, "--idle") == 0) {
 			if (bc_parse_int(v, 0, 86400, &idle) != BC_OK)
+				return usage();
+		} else if (strcmp(a, "--reuse-wait") == 0) {
+			if (bc_parse_int(v, 0, 600000, &wait) != BC_OK)
 				return usage();
 		} else if (strcmp(a, "--fd") == 0) {
 			if (bc_parse_int(v, 3, 1000000, &fd) != BC_OK)
@@ -61,8 +65,11 @@ main(int argc, char **argv)
 		(void)bc_log_open(logf, NULL);
 	} else
 		bc_log_silence();
+	o.idle_sec = (int)idle;
+	o.reuse_wait_ms = (int)wait;
 	if (dir != NULL)
-		return bc_sshmux_serve_dir(dir, (int)idle);
-	bc_sshmux_run(-1, (int)fd, 0);
+		return bc_sshmux_serve_dir(dir, &o);
+	o.idle_sec = 0;
+	bc_sshmux_run(-1, (int)fd, &o);
 	return 0;
 }

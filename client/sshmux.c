@@ -69,9 +69,6 @@
 #define MUX_IO_TIMEOUT_MS (600 * 1000)
 #define MUX_GREETING_MS 15000	/* remote shell + boltccd --mux start */
 #define MUX_MAX_NOMUX 64	/* targets remembered as not speaking mux */
-#define MUX_REUSE_WAIT_MS 1000	/* how long a request waits for a session
-				 * whose job is over but whose remote
-				 * command has not ended yet */
 
 /* One session whose single channel runs `boltccd --mux`. */
 struct mchan {
@@ -93,7 +90,7 @@ struct msess {
 	int64_t idle_since;
 };
 
-/* C_WAITING: a request that waits (MUX_REUSE_WAIT_MS at most) for its
+/* C_WAITING: a request that waits (reuse_wait_ms at most) for its
  * target's session, busy with a job whose client has already left. */
 enum { C_READING, C_WAITING, C_RUNNING, C_MUXED, C_DONE };
 
@@ -127,6 +124,7 @@ struct mux {
 	size_t nmc;
 	char *nomux[MUX_MAX_NOMUX];
 	size_t nnomux;
+	int reuse_wait_ms;	/* struct bc_sshmux_opts */
 };
 
 static void
@@ -816,7 +814,7 @@ mchan_pump(struct mux *m, struct mchan *mc, int64_t now)
  * Whether request c should wait for a session of its target rather than
  * log in again: one is busy with a job whose client has left (it has its
  * outputs; the remote command is only still ending, storing its result
- * in the cache, say), and c has not waited MUX_REUSE_WAIT_MS yet.  Then c
+ * in the cache, say), and c has not waited m->reuse_wait_ms yet.  Then c
  * is C_WAITING and the loop starts it again (bc_sshmux_run).  Sequential
  * jobs so keep one session; parallel ones, whose clients are still
  * there, get sessions of their own at once.
@@ -827,7 +825,8 @@ wait_for_session(struct mux *m, struct mconn *c, const char *key,
 {
 	size_t i;
 
-	if (c->wait_until != 0 && now >= c->wait_until)
+	if (m->reuse_wait_ms <= 0 || (c->wait_until != 0 &&
+	    now >= c->wait_until))
 		return 0;
 	for (i = 0; i < m->nc; i++) {
 		const struct mconn *o = m->c[i];
@@ -839,7 +838,7 @@ wait_for_session(struct mux *m, struct mconn *c, const char *key,
 	if (i == m->nc)
 		return 0;
 	if (c->wait_until == 0) {
-		c->wait_until = now + MUX_REUSE_WAIT_MS;
+		c->wait_until = now + m->reuse_wait_ms;
 		bc_debug("ssh helper: waiting for a session that is ending");
 	}
 	c->state = C_WAITING;
@@ -1143,14 +1142,16 @@ mux_watch(struct mux *m, struct bc_evloop *ev, int listen_fd)
 }
 
 void
-bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
+bc_sshmux_run(int listen_fd, int client_fd, const struct bc_sshmux_opts *o)
 {
+	int idle_sec = o->idle_sec;
 	struct mux m;
 	struct bc_evloop ev;
 	int64_t last_busy = bc_now_ms();
 	size_t i;
 
 	memset(&m, 0, sizeof(m));
+	m.reuse_wait_ms = o->reuse_wait_ms;
 	(void)libssh2_init(0);
 	signal(SIGPIPE, SIG_IGN);
 	bc_evloop_init(&ev);
@@ -1186,7 +1187,7 @@ bc_sshmux_run(int listen_fd, int client_fd, int idle_sec)
 
 /* The shared helper: lock, bind $dir/helper.sock, serve until idle. */
 int
-bc_sshmux_serve_dir(const char *dir, int idle_sec)
+bc_sshmux_serve_dir(const char *dir, const struct bc_sshmux_opts *o)
 {
 	char *lockp = xasprintf("%s/helper.lock", dir);
 	char *sockp = xasprintf("%s/helper.sock", dir);
@@ -1220,7 +1221,7 @@ bc_sshmux_serve_dir(const char *dir, int idle_sec)
 	}
 	set_nonblock(ls);
 	bc_debug("ssh helper %ld: listening on %s", (long)getpid(), sockp);
-	bc_sshmux_run(ls, -1, idle_sec);
+	bc_sshmux_run(ls, -1, o);
 	(void)unlink(sockp);
 	close(ls);
 	bc_debug("ssh helper %ld: idle, exiting", (long)getpid());

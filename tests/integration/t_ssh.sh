@@ -6,7 +6,8 @@
 #    Port, User, IdentityFile, UserKnownHostsFile);
 #  * session reuse: one SSH session serves many jobs, also when the remote
 #    command ends a while after its reply (sshd's log counts
-#    the logins), the helper exits when idle;
+#    the logins), up to BOLTCC_SSH_REUSE_WAIT (then it logs in again);
+#    the helper exits when idle;
 #  * ~/.ssh/config Include: a host found only through an included file
 #    (a relative glob, resolved against ~/.ssh);
 #  * ProxyJump: a second sshd on another 127.0.0.1 port is the jump host
@@ -111,8 +112,13 @@ HOME=$H
 SSH_AUTH_SOCK=
 export HOME SSH_AUTH_SOCK
 unset SSH_AUTH_SOCK
-BOLTCC_SSH_IDLE=3
-export BOLTCC_SSH_IDLE
+BOLTCC_SSH_IDLE=5
+# A job waits this long (ms) for a session whose remote command is still
+# ending before it logs in again: the login counts below are about the
+# helper's choices, not about how fast a sanitized boltccd exits on a busy
+# machine (a short wait is checked with a slower remote below).
+BOLTCC_SSH_REUSE_WAIT=60000
+export BOLTCC_SSH_IDLE BOLTCC_SSH_REUSE_WAIT
 
 # The remote command: boltccd with this test's cache and temp dirs (sshd
 # gives commands a clean environment), sanitizer reports kept in $T.
@@ -180,15 +186,19 @@ check "ssh helper socket in \$DIR/ssh, dir mode 0700" [ $? -eq 0 ]
 log "--- a remote that ends a while after its reply still shares the session"
 # (as a boltccd storing its result in the cache after replying, on a
 # busy machine: the next job must wait for the session, not log in again)
-LINGER="$T/bin/boltccd-linger"
-cat >"$LINGER" <<EOF
+# linger_remote SECONDS: a remote command that ends that long after boltccd
+linger_remote() {
+	cat >"$T/bin/boltccd-linger$1" <<EOF
 #!/bin/sh
 "$D" "\$@"
 st=\$?
-sleep 0.4
+sleep $1
 exit \$st
 EOF
-chmod +x "$LINGER"
+	chmod +x "$T/bin/boltccd-linger$1"
+	echo "$T/bin/boltccd-linger$1"
+}
+LINGER=$(linger_remote 1.5)
 BOLTCC_DIR=$(new_client_dir)
 export BOLTCC_DIR
 L0=$(logins)
@@ -200,6 +210,23 @@ check "lingering remote: 3 jobs + probe used 1 login ($L0 -> $L1$(helper_why $((
 	[ $((L1 - L0)) -eq 1 ]
 check "lingering remote: the helper waited for the session" \
 	grep -q "waiting for a session that is ending" "$T/helper.log"
+
+log "--- ... but not longer than BOLTCC_SSH_REUSE_WAIT"
+LINGER=$(linger_remote 6)
+_dir=$BOLTCC_DIR
+BOLTCC_DIR=$(new_client_dir)	# a helper of its own, started with the wait
+_w0=$(grep -c "waiting for a session that is ending" "$T/helper.log")
+L0=$(logins)
+BOLTCC_SSH_REUSE_WAIT=300 ssh_same "short reuse wait, job 1" "@farm:$LINGER" -O1 -g0
+BOLTCC_SSH_REUSE_WAIT=300 ssh_same "short reuse wait, job 2" "@farm:$LINGER" -O2 -g0
+L1=$(logins)
+_w1=$(grep -c "waiting for a session that is ending" "$T/helper.log")
+# (the first job's probe is a request of its own: each request after it
+# waited, then logged in)
+[ $((_w1 - _w0)) -ge 1 ] && [ $((L1 - L0)) -eq $((_w1 - _w0 + 1)) ]
+check "short reuse wait: each later request waited, then logged in again ($((L1 - L0)) logins, $((_w1 - _w0)) waits)" \
+	[ $? -eq 0 ]
+BOLTCC_DIR=$_dir
 
 log "--- many jobs in a row and in parallel reuse sessions"
 L0=$(logins)

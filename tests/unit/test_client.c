@@ -180,6 +180,7 @@ START_TEST(cconf_module_env)
 	ck_assert_ptr_null(c.developer_dir);
 	ck_assert_ptr_null(c.ssh_agent);
 	ck_assert_int_eq(c.ssh_idle, -1);
+	ck_assert_int_eq(c.ssh_reuse_wait, -1);
 	ck_assert_str_eq(c.home, home);
 	bc_cconf_free(&c);
 
@@ -189,7 +190,8 @@ START_TEST(cconf_module_env)
 	ck_assert_int_eq(setenv("SDKROOT", "/sdk", 1), 0);
 	ck_assert_int_eq(setenv("BOLTCC_SSH_IDLE", "77", 1), 0);
 	ck_assert_int_eq(setenv("SSH_AUTH_SOCK", "", 1), 0);
-	put_file(cfgf, "DEVELOPER_DIR=/X.app/Contents/Developer\n");
+	put_file(cfgf, "DEVELOPER_DIR=/X.app/Contents/Developer\n"
+	    "BOLTCC_SSH_REUSE_WAIT=2500\n");
 	ck_assert_int_eq(setenv("BOLTCC_CONFIG", cfgf, 1), 0);
 	bc_cconf_load(&c);
 	ck_assert(bc_cconf_cpath_env(&c));
@@ -197,6 +199,7 @@ START_TEST(cconf_module_env)
 	ck_assert_str_eq(c.cpp_env[BC_CPPENV_SDKROOT], "/sdk");
 	ck_assert_str_eq(c.cpp_env[BC_CPPENV_OBJC_INCLUDE_PATH], "");
 	ck_assert_int_eq(c.ssh_idle, 77);
+	ck_assert_int_eq(c.ssh_reuse_wait, 2500);	/* from the file */
 	ck_assert_ptr_null(c.ssh_agent);	/* empty: unset */
 	/* the file's DEVELOPER_DIR, read after the file was applied */
 	ck_assert_str_eq(c.developer_dir, "/X.app/Contents/Developer");
@@ -204,14 +207,17 @@ START_TEST(cconf_module_env)
 
 	/* a bad BOLTCC_SSH_IDLE is ignored, as before */
 	ck_assert_int_eq(setenv("BOLTCC_SSH_IDLE", "soon", 1), 0);
+	ck_assert_int_eq(setenv("BOLTCC_SSH_REUSE_WAIT", "600001", 1), 0);
 	bc_cconf_load(&c);
 	ck_assert_int_eq(c.ssh_idle, -1);
+	ck_assert_int_eq(c.ssh_reuse_wait, -1);
 	bc_cconf_free(&c);
 
 	ck_assert_int_eq(unsetenv("OBJC_INCLUDE_PATH"), 0);
 	ck_assert_int_eq(unsetenv("SUNPRO_DEPENDENCIES"), 0);
 	ck_assert_int_eq(unsetenv("SDKROOT"), 0);
 	ck_assert_int_eq(unsetenv("BOLTCC_SSH_IDLE"), 0);
+	ck_assert_int_eq(unsetenv("BOLTCC_SSH_REUSE_WAIT"), 0);
 	ck_assert_int_eq(unsetenv("SSH_AUTH_SOCK"), 0);
 	ck_assert_int_eq(unsetenv("BOLTCC_CONFIG"), 0);
 	ck_assert_int_eq(unsetenv("DEVELOPER_DIR"), 0);
