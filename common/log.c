@@ -29,14 +29,22 @@
 
 #define LOG_LINE_MAX 4096
 
-static char log_progname[64] = "boltcc";
-static enum bc_log_level log_level = BC_LOG_WARN;
-static int log_fd = STDERR_FILENO;	/* -1 = silenced */
-static int log_owned;			/* log_fd is a file we opened */
-static char *log_path;
-static int log_stamp_err;		/* stamp lines to stderr too */
-static _Atomic uint64_t log_once_own[BC_LOG_ONCE_SITES];
-static _Atomic uint64_t *log_once_tab = log_once_own;	/* or shared */
+/* The process's one logger: set up by main, read by every module. */
+static struct {
+	char progname[64];
+	enum bc_log_level level;
+	int fd;			/* -1 = silenced */
+	int owned;		/* fd is a file we opened */
+	char *path;
+	int stamp_err;		/* stamp lines to stderr too */
+	_Atomic uint64_t once_own[BC_LOG_ONCE_SITES];
+	_Atomic uint64_t *once_tab;	/* once_own or a shared table */
+} lg = {
+	.progname = "boltcc",
+	.level = BC_LOG_WARN,
+	.fd = STDERR_FILENO,
+	.once_tab = lg.once_own,
+};
 
 static const char *const level_names[] = { "ERROR", "WARN", "INFO", "DEBUG" };
 
@@ -57,22 +65,22 @@ bc_log_init(const char *progname, enum bc_log_level level)
 	if (progname != NULL) {
 		const char *slash = strrchr(progname, '/');
 
-		copy_str(log_progname, sizeof(log_progname),
+		copy_str(lg.progname, sizeof(lg.progname),
 		    slash != NULL ? slash + 1 : progname);
 	}
-	log_level = level;
+	lg.level = level;
 }
 
 void
 bc_log_set_level(enum bc_log_level level)
 {
-	log_level = level;
+	lg.level = level;
 }
 
 enum bc_log_level
 bc_log_get_level(void)
 {
-	return log_level;
+	return lg.level;
 }
 
 static int
@@ -90,9 +98,9 @@ log_open_fd(const char *path, char *err)
 static void
 log_close_owned(void)
 {
-	if (log_owned && log_fd >= 0)
-		(void)close(log_fd);
-	log_owned = 0;
+	if (lg.owned && lg.fd >= 0)
+		(void)close(lg.fd);
+	lg.owned = 0;
 }
 
 int
@@ -103,9 +111,9 @@ bc_log_open(const char *path, char *err)
 
 	if (path == NULL) {
 		log_close_owned();
-		free(log_path);
-		log_path = NULL;
-		log_fd = STDERR_FILENO;
+		free(lg.path);
+		lg.path = NULL;
+		lg.fd = STDERR_FILENO;
 		return BC_OK;
 	}
 	if ((copy = strdup(path)) == NULL)
@@ -115,10 +123,10 @@ bc_log_open(const char *path, char *err)
 		return fd;
 	}
 	log_close_owned();
-	free(log_path);
-	log_path = copy;
-	log_fd = fd;
-	log_owned = 1;
+	free(lg.path);
+	lg.path = copy;
+	lg.fd = fd;
+	lg.owned = 1;
 	return BC_OK;
 }
 
@@ -127,13 +135,13 @@ bc_log_reopen(char *err)
 {
 	int fd;
 
-	if (log_path == NULL || !log_owned)
+	if (lg.path == NULL || !lg.owned)
 		return BC_OK;
-	if ((fd = log_open_fd(log_path, err)) < 0)
+	if ((fd = log_open_fd(lg.path, err)) < 0)
 		return fd;	/* keep writing to the old file */
 	log_close_owned();
-	log_fd = fd;
-	log_owned = 1;
+	lg.fd = fd;
+	lg.owned = 1;
 	return BC_OK;
 }
 
@@ -141,13 +149,13 @@ void
 bc_log_silence(void)
 {
 	log_close_owned();
-	log_fd = -1;
+	lg.fd = -1;
 }
 
 void
 bc_log_stamp_stderr(int on)
 {
-	log_stamp_err = on;
+	lg.stamp_err = on;
 }
 
 /* "2026-12-05T13:45:01.123+01:00 " at line, if this sink is stamped. */
@@ -158,7 +166,7 @@ log_stamp(char *line, size_t len)
 	char t[BC_TIME_RFC3339_LEN];
 	int n;
 
-	if (!log_owned && !log_stamp_err)
+	if (!lg.owned && !lg.stamp_err)
 		return 0;
 	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
 	    bc_time_rfc3339(ts.tv_sec, (int)(ts.tv_nsec / 1000000), t,
@@ -176,7 +184,7 @@ log_write(const char *line, size_t len)
 
 	/* One write per line; only retry on EINTR or a short write. */
 	while (off < len) {
-		w = write(log_fd, line + off, len - off);
+		w = write(lg.fd, line + off, len - off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -205,11 +213,11 @@ log_vmsg(enum bc_log_level level, const char *func, const char *note,
 	/* Function names are for developers: debug lines only. */
 	if (lv == BC_LOG_DEBUG)
 		n = snprintf(line + len, sizeof(line) - len,
-		    "%s[%ld] %s: (%s) ", log_progname, (long)getpid(),
+		    "%s[%ld] %s: (%s) ", lg.progname, (long)getpid(),
 		    level_names[lv], func != NULL ? func : "?");
 	else
 		n = snprintf(line + len, sizeof(line) - len, "%s[%ld] %s: ",
-		    log_progname, (long)getpid(), level_names[lv]);
+		    lg.progname, (long)getpid(), level_names[lv]);
 	if (n < 0)
 		return;
 	len += (size_t)n < sizeof(line) - len ? (size_t)n :
@@ -239,7 +247,7 @@ bc_log_msg(enum bc_log_level level, const char *func, const char *fmt, ...)
 	va_list ap;
 	int saved_errno = errno;
 
-	if (log_fd < 0 || level > log_level)
+	if (lg.fd < 0 || level > lg.level)
 		return;
 	va_start(ap, fmt);
 	log_vmsg(level, func, NULL, fmt, ap);
@@ -263,7 +271,7 @@ bc_log_once(const char *key)
 	size_t i, at = (size_t)(h % BC_LOG_ONCE_SITES);
 
 	for (i = 0; i < BC_LOG_ONCE_SITES; i++) {
-		_Atomic uint64_t *slot = &log_once_tab[(at + i) %
+		_Atomic uint64_t *slot = &lg.once_tab[(at + i) %
 		    BC_LOG_ONCE_SITES];
 		uint64_t cur = atomic_load(slot);
 
@@ -284,15 +292,15 @@ bc_log_share_once(char *err)
 	_Atomic uint64_t *tab;
 	size_t i;
 
-	if (log_once_tab != log_once_own)
+	if (lg.once_tab != lg.once_own)
 		return BC_OK;
-	tab = mmap(NULL, sizeof(log_once_own), PROT_READ | PROT_WRITE,
+	tab = mmap(NULL, sizeof(lg.once_own), PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANON, -1, 0);
 	if (tab == MAP_FAILED)
 		return bc_seterr(err, BC_ERR_IO, "mmap: %s", strerror(errno));
 	for (i = 0; i < BC_LOG_ONCE_SITES; i++)
-		atomic_store(&tab[i], atomic_load(&log_once_own[i]));
-	log_once_tab = tab;
+		atomic_store(&tab[i], atomic_load(&lg.once_own[i]));
+	lg.once_tab = tab;
 	return BC_OK;
 }
 
@@ -303,15 +311,15 @@ bc_log_msg_once(enum bc_log_level level, const char *site, const char *func,
 	va_list ap;
 	int saved_errno = errno, first;
 
-	if (log_fd < 0)
+	if (lg.fd < 0)
 		return;
-	if (level <= log_level) {
+	if (level <= lg.level) {
 		first = bc_log_once(site);
 		if (!first)
 			level = BC_LOG_DEBUG;
 	} else
 		first = 0;
-	if (level > log_level)
+	if (level > lg.level)
 		return;
 	va_start(ap, fmt);
 	log_vmsg(level, func, first ? " (said once; repeats are logged at "

@@ -285,6 +285,7 @@ main(int argc, char **argv)
 {
 	struct bc_dconf d;
 	struct bc_server_conf *sc = &d.sc;
+	struct bc_listeners ls = { .n = 0 };
 	char err[BC_ERRLEN];
 	int rc;
 
@@ -352,7 +353,7 @@ main(int argc, char **argv)
 		bc_info("no --allow given: serving loopback clients only "
 		    "(127.0.0.0/8, ::1)");
 	}
-	if (bc_server_bind(sc, err) != BC_OK) {
+	if (bc_server_bind(sc, &ls, err) != BC_OK) {
 		bc_error("%s", err);
 		if (d.log_file != NULL || sc->mode == BC_MODE_DAEMON)
 			fprintf(stderr, "boltccd: %s\n", err);
@@ -381,7 +382,7 @@ main(int argc, char **argv)
 		rc = BC_EXIT_FAILURE;
 		goto out;
 	}
-	rc = bc_server_run(sc);
+	rc = bc_server_run(sc, &ls);
 	if (sc->pid_file != NULL)
 		(void)unlink(sc->pid_file);
 out:

@@ -44,18 +44,11 @@
 #include "fasthit.h"
 #include "intake.h"
 
-#define MAX_LISTENERS	32
 #define KEEPER_SYNC_MS 1000	/* the stats page waits for the keeper */
 #define MAX_STATS_CONNS	16
 #define STATS_TIMEOUT_MS 2000
 #define KILL_WAIT_MS	3000
 #define ADMIN_TIMEOUT_MS (30 * 60 * 1000)	/* a clear of a huge cache */
-
-struct listener {
-	int fd;
-	int is_stats;
-	char label[80];
-};
 
 struct worker {
 	pid_t pid;
@@ -77,8 +70,6 @@ struct stats_conn {
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 };
 
-static struct listener listeners[MAX_LISTENERS];
-static int nlisteners;
 
 static int srv_sig_wr = -1;
 static volatile sig_atomic_t sig_term, sig_int, sig_hup;
@@ -117,7 +108,8 @@ set_cloexec(int fd)
 }
 
 static int
-bind_one(const char *addr, int port, int is_stats, int optional, char *err)
+bind_one(struct bc_listeners *ls, const char *addr, int port, int is_stats,
+    int optional, char *err)
 {
 	struct addrinfo hints, *ai = NULL;
 	char portstr[16];
@@ -125,7 +117,7 @@ bind_one(const char *addr, int port, int is_stats, int optional, char *err)
 	const char *a = addr;
 	char host[128];
 
-	if (nlisteners >= MAX_LISTENERS)
+	if (ls->n >= BC_MAX_LISTENERS)
 		return bc_seterr(err, BC_ERR_LIMIT, "too many --listen");
 	/* accept [v6] too */
 	if (addr[0] == '[') {
@@ -180,18 +172,19 @@ bind_one(const char *addr, int port, int is_stats, int optional, char *err)
 	set_cloexec(fd);
 	if (!is_stats)
 		bc_osdep_defer_accept(fd);
-	listeners[nlisteners].fd = fd;
-	listeners[nlisteners].is_stats = is_stats;
-	snprintf(listeners[nlisteners].label,
-	    sizeof(listeners[nlisteners].label), "%s port %d", addr, port);
-	nlisteners++;
-	bc_info("listening on %s%s", listeners[nlisteners - 1].label,
+	ls->v[ls->n].fd = fd;
+	ls->v[ls->n].is_stats = is_stats;
+	snprintf(ls->v[ls->n].label, sizeof(ls->v[ls->n].label),
+	    "%s port %d", addr, port);
+	ls->n++;
+	bc_info("listening on %s%s", ls->v[ls->n - 1].label,
 	    is_stats ? " (stats)" : "");
 	return BC_OK;
 }
 
 int
-bc_server_bind(const struct bc_server_conf *conf, char *err)
+bc_server_bind(const struct bc_server_conf *conf, struct bc_listeners *ls,
+    char *err)
 {
 	static const char *const all[] = { "0.0.0.0", "::" };
 	struct bc_activated act[BC_ACTIVATE_MAX];
@@ -203,15 +196,14 @@ bc_server_bind(const struct bc_server_conf *conf, char *err)
 	    BC_ACTIVATE_MAX, &nact, err);
 	if (r != BC_OK)
 		return r;
-	for (i = 0; i < nact && nlisteners < MAX_LISTENERS; i++) {
-		listeners[nlisteners].fd = act[i].fd;
-		listeners[nlisteners].is_stats = act[i].is_stats;
+	for (i = 0; i < nact && ls->n < BC_MAX_LISTENERS; i++) {
+		ls->v[ls->n].fd = act[i].fd;
+		ls->v[ls->n].is_stats = act[i].is_stats;
 		if (!act[i].is_stats)
 			bc_osdep_defer_accept(act[i].fd);
-		snprintf(listeners[nlisteners].label,
-		    sizeof(listeners[nlisteners].label), "activated fd %d",
-		    act[i].fd);
-		nlisteners++;
+		snprintf(ls->v[ls->n].label, sizeof(ls->v[ls->n].label),
+		    "activated fd %d", act[i].fd);
+		ls->n++;
 		have[act[i].is_stats ? 1 : 0] = 1;
 	}
 	for (pass = 0; pass < 2; pass++) {
@@ -221,29 +213,29 @@ bc_server_bind(const struct bc_server_conf *conf, char *err)
 			continue;
 		if (conf->listen.n == 0) {
 			for (i = 0; i < 2; i++)
-				if ((r = bind_one(all[i], port, pass, i == 1,
-				    err)) != BC_OK)
+				if ((r = bind_one(ls, all[i], port, pass,
+				    i == 1, err)) != BC_OK)
 					return r;
 		} else
 			for (i = 0; i < conf->listen.n; i++)
-				if ((r = bind_one(conf->listen.v[i], port,
-				    pass, 0, err)) != BC_OK)
+				if ((r = bind_one(ls, conf->listen.v[i],
+				    port, pass, 0, err)) != BC_OK)
 					return r;
 	}
-	if (nlisteners == 0)
+	if (ls->n == 0)
 		return bc_seterr(err, BC_ERR_IO, "no listening socket");
 	return BC_OK;
 }
 
-static void
-close_listeners(void)
+void
+bc_listeners_close(struct bc_listeners *ls)
 {
 	int i;
 
-	for (i = 0; i < nlisteners; i++)
-		if (listeners[i].fd >= 0) {
-			close(listeners[i].fd);
-			listeners[i].fd = -1;
+	for (i = 0; i < ls->n; i++)
+		if (ls->v[i].fd >= 0) {
+			close(ls->v[i].fd);
+			ls->v[i].fd = -1;
 		}
 }
 
@@ -287,6 +279,7 @@ open_slot_file(char *err)
 
 struct server {
 	const struct bc_server_conf *conf;
+	struct bc_listeners *ls;	/* bc_server_bind's */
 	struct bc_job_conf jc;
 	struct bc_stats st;
 	struct worker *w;
@@ -346,9 +339,9 @@ worker_main(struct server *s, size_t mine)
 	for (k = 0; k < s->in.n; k++)
 		if (k != mine)
 			close(s->in.v[k].fd);
-	for (i = 0; i < nlisteners; i++)
-		if (listeners[i].fd >= 0)
-			close(listeners[i].fd);
+	for (i = 0; i < s->ls->n; i++)
+		if (s->ls->v[i].fd >= 0)
+			close(s->ls->v[i].fd);
 	for (i = 0; i < MAX_STATS_CONNS; i++)
 		if (s->sc[i].fd >= 0)
 			close(s->sc[i].fd);
@@ -802,7 +795,8 @@ reconcile_cache(const struct bc_server_conf *conf, struct bc_locdir *dir)
  * end (non-blocking), *ack the read end of its answers; -1 if none.
  */
 static int
-start_cache_keeper(const struct bc_server_conf *conf, int *ack)
+start_cache_keeper(const struct bc_server_conf *conf, struct bc_listeners *ls,
+    int *ack)
 {
 	int p[2], a[2];
 	pid_t pid;
@@ -831,7 +825,7 @@ start_cache_keeper(const struct bc_server_conf *conf, int *ack)
 		close(p[1]);
 		close(a[0]);
 		set_nonblock(a[1], 1);	/* an answer nobody reads is dropped */
-		close_listeners();
+		bc_listeners_close(ls);
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
 		sa.sa_handler = SIG_IGN;
@@ -883,7 +877,7 @@ admin_child_init(void *arg)
 	struct server *s = arg;
 	int i;
 
-	close_listeners();
+	bc_listeners_close(s->ls);
 	for (i = 0; i < MAX_STATS_CONNS; i++)
 		if (s->sc[i].fd >= 0)
 			close(s->sc[i].fd);
@@ -1061,7 +1055,7 @@ begin_stop(struct server *s, const char *why)
 		return;
 	s->stopping = 1;
 	s->stop_deadline = bc_now_ms() + (int64_t)s->conf->grace_sec * 1000;
-	close_listeners();
+	bc_listeners_close(s->ls);
 	if (s->in.n > 0)
 		bc_info("%s: closing %zu connection(s) whose request was not "
 		    "given to a worker", why, s->in.n);
@@ -1192,7 +1186,7 @@ on_listener(void *arg, const struct bc_evloop_ev *e)
 
 	if (s->stopping)
 		return;		/* closed meanwhile */
-	if (listeners[e->tag].is_stats)
+	if (s->ls->v[e->tag].is_stats)
 		accept_stats(s, e->fd);
 	else
 		accept_jobs(s, e->fd);
@@ -1243,9 +1237,9 @@ watch(struct server *s)
 	bc_evloop_timeout(ev, 1000);
 	bc_evloop_add(ev, s->sig_rd, POLLIN, on_signal, s);
 	bc_evloop_add(ev, s->ev_rd, POLLIN, NULL, NULL);
-	for (i = 0; i < nlisteners; i++)
-		if (listeners[i].fd >= 0)
-			bc_evloop_add_tag(ev, listeners[i].fd, POLLIN,
+	for (i = 0; i < s->ls->n; i++)
+		if (s->ls->v[i].fd >= 0)
+			bc_evloop_add_tag(ev, s->ls->v[i].fd, POLLIN,
 			    on_listener, s, (size_t)i);
 	for (i = 0; i < MAX_STATS_CONNS; i++) {
 		const struct stats_conn *c = &s->sc[i];
@@ -1295,7 +1289,8 @@ open_pipes(struct server *s)
 
 /* Everything the loop needs, from the configuration: 0, or -1 (logged). */
 static int
-server_open(struct server *s, const struct bc_server_conf *conf)
+server_open(struct server *s, const struct bc_server_conf *conf,
+    struct bc_listeners *ls)
 {
 	static struct bc_ident ident;
 	char err[BC_ERRLEN];
@@ -1303,6 +1298,7 @@ server_open(struct server *s, const struct bc_server_conf *conf)
 
 	memset(s, 0, sizeof(*s));
 	s->conf = conf;
+	s->ls = ls;
 	s->tmpdir = bc_scratch_dir();
 	for (i = 0; i < MAX_STATS_CONNS; i++)
 		s->sc[i].fd = s->sc[i].admin_fd = -1;
@@ -1321,7 +1317,7 @@ server_open(struct server *s, const struct bc_server_conf *conf)
 	bc_locdir_init(&s->locdir);
 	s->jc.locdir = &s->locdir;
 	reconcile_cache(conf, &s->locdir);
-	s->keeper_fd = start_cache_keeper(conf, &s->keeper_ack);
+	s->keeper_fd = start_cache_keeper(conf, s->ls, &s->keeper_ack);
 	s->jc.keeper_fd = s->keeper_fd;	/* the workers' stores go to it */
 	s->jc.admin_allow = &conf->admin_allow;
 	if ((s->jc.slot_fd = open_slot_file(err)) < 0) {
@@ -1351,7 +1347,7 @@ server_close(struct server *s)
 {
 	int i;
 
-	close_listeners();
+	bc_listeners_close(s->ls);
 	for (i = 0; i < MAX_STATS_CONNS; i++)
 		stats_close(&s->sc[i]);
 	close(s->jc.slot_fd);
@@ -1374,11 +1370,11 @@ server_close(struct server *s)
 }
 
 int
-bc_server_run(const struct bc_server_conf *conf)
+bc_server_run(const struct bc_server_conf *conf, struct bc_listeners *ls)
 {
 	struct server s;
 
-	if (server_open(&s, conf) != 0)
+	if (server_open(&s, conf, ls) != 0)
 		return 1;
 	bc_info("boltccd %s: %d compile slots, queue %d, %s", PACKAGE_VERSION,
 	    conf->jobs, conf->queue, conf->stats_port ? "stats on" :

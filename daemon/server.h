@@ -49,11 +49,27 @@ struct bc_server_conf {
 				 * (dconf.h), or NULL */
 };
 
-/* Bind every listener (job and stats); BC_OK or BC_ERR_IO with message.
- * Separate from run so bind errors reach the terminal before --daemon. */
-int bc_server_bind(const struct bc_server_conf *conf, char *err);
-/* Run the loop until SIGTERM/SIGINT; returns the process exit code. */
-int bc_server_run(const struct bc_server_conf *conf);
+/* The daemon's listening sockets (job and stats ports). */
+#define BC_MAX_LISTENERS 32
+struct bc_listeners {
+	struct {
+		int fd;		/* -1 once closed */
+		int is_stats;
+		char label[80];	/* "ADDR port N" or "activated fd N" */
+	} v[BC_MAX_LISTENERS];
+	int n;
+};
+
+/* Bind every listener (job and stats) into ls (empty before); BC_OK or
+ * BC_ERR_IO with message.  Separate from run so bind errors reach the
+ * terminal before --daemon. */
+int bc_server_bind(const struct bc_server_conf *conf, struct bc_listeners *ls,
+    char *err);
+/* Close them (in the children that must not hold them, and at the end). */
+void bc_listeners_close(struct bc_listeners *ls);
+/* Run the loop on ls until SIGTERM/SIGINT; returns the process exit
+ * code. */
+int bc_server_run(const struct bc_server_conf *conf, struct bc_listeners *ls);
 /* --inetd: serve fd 0/1 once; returns the process exit code. */
 int bc_server_inetd(const struct bc_server_conf *conf);
 /* The job settings of --inetd and --mux workers (compile slots shared by
