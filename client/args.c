@@ -521,13 +521,26 @@ scan_args(const struct bc_strv *av, struct scan *s)
 	}
 }
 
-/* Decide; returns the reason (static) and sets *detail (malloc'd). */
-static const char *
-decide(const struct bc_strv *av, struct scan *s, char **detail)
-{
-	const char *base;
+/*
+ * A check of decide: the reason (static) the job runs locally, with
+ * *detail set (malloc'd), or NULL when the check lets the job through.
+ */
+typedef const char *(*decide_fn)(const struct bc_strv *av, struct scan *s,
+    char **detail);
 
-	*detail = NULL;
+/* The scan's rule reason and detail (the detail handed over). */
+static const char *
+take_rule(struct scan *s, char **detail)
+{
+	*detail = s->rule_detail;
+	s->rule_detail = NULL;
+	return s->rule_reason;
+}
+
+/* A command line that cannot be read, or a clang -cc1 job. */
+static const char *
+decide_command(const struct bc_strv *av, struct scan *s, char **detail)
+{
 	if (av->n < 2) {
 		*detail = xstrdup("no arguments after the compiler");
 		return "no arguments";
@@ -545,6 +558,22 @@ decide(const struct bc_strv *av, struct scan *s, char **detail)
 		*detail = xasprintf("option %s lacks its argument", s->missing);
 		return "bad arguments";
 	}
+	return NULL;
+}
+
+/* Rules whose jobs write no object (they only check or query). */
+static int
+is_query_rule(const char *reason)
+{
+	return reason != NULL && (strcmp(reason, "--analyze") == 0 ||
+	    strcmp(reason, "-fsyntax-only") == 0 ||
+	    strcmp(reason, "query") == 0 || strcmp(reason, "-###") == 0);
+}
+
+/* Anything but compiling to an object: -E, -M, a query, a link, -S. */
+static const char *
+decide_action(const struct bc_strv *av, struct scan *s, char **detail)
+{
 	if (s->dash_E) {
 		*detail = xstrdup("-E: preprocessing only, runs locally");
 		return "-E";
@@ -553,14 +582,8 @@ decide(const struct bc_strv *av, struct scan *s, char **detail)
 		*detail = xasprintf("%s implies -E", s->M_opt);
 		return s->M_opt[2] == 'M' ? "-MM" : "-M";
 	}
-	if (s->rule_reason != NULL && (strcmp(s->rule_reason, "--analyze") == 0 ||
-	    strcmp(s->rule_reason, "-fsyntax-only") == 0 ||
-	    strcmp(s->rule_reason, "query") == 0 ||
-	    strcmp(s->rule_reason, "-###") == 0)) {
-		*detail = s->rule_detail;
-		s->rule_detail = NULL;
-		return s->rule_reason;
-	}
+	if (is_query_rule(s->rule_reason))
+		return take_rule(s, detail);
 	if (!s->dash_c && !s->dash_S) {
 		*detail = xstrdup("no -c or -S: not a compile (link or other)");
 		return "link";
@@ -569,26 +592,46 @@ decide(const struct bc_strv *av, struct scan *s, char **detail)
 		*detail = xstrdup("-S: assembler output is produced locally");
 		return "-S";
 	}
-	if (s->pch_why != NULL || (s->ninputs == 1 && s->kind == IN_HEADER) ||
-	    (s->output != NULL && (bc_str_has_suffix(s->output, ".pch") ||
-	    bc_str_has_suffix(s->output, ".gch")))) {
-		*detail = xasprintf("precompiled header (%s)",
-		    s->pch_why != NULL ? s->pch_why :
-		    s->output != NULL && (bc_str_has_suffix(s->output, ".pch") ||
-		    bc_str_has_suffix(s->output, ".gch")) ? s->output :
-		    s->input);
-		return "precompiled header";
-	}
-	if (s->rule_reason != NULL) {
-		*detail = s->rule_detail;
-		s->rule_detail = NULL;
-		return s->rule_reason;
-	}
+	return NULL;
+}
+
+static int
+is_pch_output(const char *output)
+{
+	return output != NULL && (bc_str_has_suffix(output, ".pch") ||
+	    bc_str_has_suffix(output, ".gch"));
+}
+
+static const char *
+decide_pch(const struct bc_strv *av, struct scan *s, char **detail)
+{
+	if (s->pch_why == NULL && !(s->ninputs == 1 && s->kind == IN_HEADER) &&
+	    !is_pch_output(s->output))
+		return NULL;
+	*detail = xasprintf("precompiled header (%s)",
+	    s->pch_why != NULL ? s->pch_why :
+	    is_pch_output(s->output) ? s->output : s->input);
+	return "precompiled header";
+}
+
+/* An option kept local by a rule, or a language not served. */
+static const char *
+decide_options(const struct bc_strv *av, struct scan *s, char **detail)
+{
+	if (s->rule_reason != NULL)
+		return take_rule(s, detail);
 	if (s->bad_lang != NULL) {
 		*detail = xasprintf("-x %s is not c, c++, objective-c or "
 		    "objective-c++", s->bad_lang);
 		return "language";
 	}
+	return NULL;
+}
+
+/* Exactly one input, a C-family source or header file. */
+static const char *
+decide_input(const struct bc_strv *av, struct scan *s, char **detail)
+{
 	if (s->ninputs == 0) {
 		*detail = xstrdup("no input file");
 		return "no input";
@@ -612,6 +655,13 @@ decide(const struct bc_strv *av, struct scan *s, char **detail)
 	case IN_SOURCE:
 		break;
 	}
+	return NULL;
+}
+
+/* Exactly one output, a file, for one architecture. */
+static const char *
+decide_output(const struct bc_strv *av, struct scan *s, char **detail)
+{
 	if (s->nout > 1) {
 		*detail = xasprintf("%zu -o options", s->nout);
 		return "multiple outputs";
@@ -625,13 +675,40 @@ decide(const struct bc_strv *av, struct scan *s, char **detail)
 		*detail = xstrdup("output to stdout");
 		return "output to stdout";
 	}
-	base = bc_basename(s->input);
+	return NULL;
+}
+
+static const char *
+decide_conftest(const struct bc_strv *av, struct scan *s, char **detail)
+{
+	const char *base = bc_basename(s->input);
+
 	if (bc_str_has_prefix(base, "conftest.") ||
 	    bc_str_has_prefix(base, "tmp.conftest.")) {
 		*detail = xasprintf("autoconf test %s runs locally", s->input);
 		return "conftest";
 	}
 	return NULL;
+}
+
+/* decide's checks, in order: the first reason found is the answer. */
+static const decide_fn decide_checks[] = {
+	decide_command, decide_action, decide_pch, decide_options,
+	decide_input, decide_output, decide_conftest,
+};
+
+/* Decide; returns the reason (static) and sets *detail (malloc'd). */
+static const char *
+decide(const struct bc_strv *av, struct scan *s, char **detail)
+{
+	const char *reason = NULL;
+	size_t i;
+
+	*detail = NULL;
+	for (i = 0; i < sizeof(decide_checks) / sizeof(decide_checks[0]) &&
+	    reason == NULL; i++)
+		reason = decide_checks[i](av, s, detail);
+	return reason;
 }
 
 static char *

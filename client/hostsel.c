@@ -612,15 +612,118 @@ any_free(const struct bc_hostsel_cand *c, size_t n)
 	return 0;
 }
 
+/* One bc_hostsel_pick: its hosts, its scan of them, its place in the
+ * queue of waiters. */
+struct pick {
+	const struct bc_hostlist *hl;
+	const char *lockdir;
+	const unsigned char *tried;
+	int backoff_period;
+	int64_t start, max_wait_ms;
+	struct bc_hostsel_cand *cand;	/* the last scan, one per host */
+	struct waiter w;
+	int delay;		/* ms of the next sleep (the wait ladder) */
+	int handed;		/* the last sleep ended with a release */
+};
+
+/* Host i's candidate: usable, its slots, how many are busy, the job
+ * time observed there. */
+static int
+pick_scan_host(struct pick *p, size_t i, char *err)
+{
+	const struct bc_host *h = &p->hl->v[i];
+	struct bc_hostsel_cand *c = &p->cand[i];
+	int idx, b;
+
+	c->usable = usable(p->hl, i, p->lockdir, p->tried, p->backoff_period);
+	c->slots = h->limit;
+	c->busy = 0;
+	c->est_us = 0;
+	if (!c->usable)
+		return BC_OK;
+	for (idx = 0; idx < h->limit; idx++) {
+		char name[512];
+
+		if (bc_hostsel_lock_name(h, idx, name, sizeof(name)) != BC_OK)
+			continue;
+		if ((b = slot_busy(p->lockdir, name, 1)) < 0)
+			return bc_seterr(err, BC_ERR_IO,
+			    "cannot lock %s/%s: %s", p->lockdir, name,
+			    strerror(errno));
+		c->busy += b;
+	}
+	if (h->kind != BC_HOST_LOCAL)
+		c->est_us = bc_hostsel_perf_get(p->lockdir, h);
+	return BC_OK;
+}
+
+static int
+pick_scan(struct pick *p, char *err)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->hl->n; i++)
+		if ((r = pick_scan_host(p, i, err)) != BC_OK)
+			return r;
+	return BC_OK;
+}
+
+/* bc_hostsel_choose over the scan; a pick that would wait, and may,
+ * first takes a place in the queue and chooses again from there. */
+static ssize_t
+pick_choose(struct pick *p)
+{
+	ssize_t choice = bc_hostsel_choose(p->cand, p->hl->n, -1, p->w.ahead);
+
+	if (choice == BC_HOSTSEL_WAIT && p->w.qfd < 0 && p->max_wait_ms > 0) {
+		/* take a place in the queue, then decide again */
+		waiter_open(&p->w, p->lockdir);
+		if (p->w.qfd >= 0)
+			choice = bc_hostsel_choose(p->cand, p->hl->n, -1,
+			    p->w.ahead);
+	}
+	return choice;
+}
+
+/* Wait before the next scan: until handed a release or the ladder's
+ * delay passes (at most what is left of max_wait_ms, at least 1 ms). */
+static void
+pick_sleep(struct pick *p)
+{
+	int64_t left;
+	int ms;
+
+	waiter_open(&p->w, p->lockdir);
+	left = p->max_wait_ms - (bc_now_ms() - p->start);
+	ms = left < p->delay ? (int)(left > 0 ? left : 1) : p->delay;
+	if (p->handed && any_free(p->cand, p->hl->n)) {
+		/* handed a release, but we wait for a faster host: pass
+		 * the free slot on to the next waiter, and sleep by the
+		 * clock this once */
+		wake_waiters();
+		bc_sleep_ms(ms);
+		p->handed = 0;
+	} else
+		p->handed = waiter_sleep(&p->w, ms);
+	p->delay *= 2;
+	if (p->delay > PICK_SLEEP_MAX_MS)
+		p->delay = PICK_SLEEP_MAX_MS;
+}
+
 int
 bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
     const unsigned char *tried, int backoff_period, int64_t max_wait_ms,
     struct bc_slot *out, char *err)
 {
-	int64_t start = bc_now_ms();
-	int delay = PICK_SLEEP_MIN_MS, r = BC_OK, races = 0, handed = 0;
-	struct bc_hostsel_cand *cand;
-	struct waiter w = { -1, -1, -1, 0 };
+	struct pick p = {
+		.hl = hl, .lockdir = lockdir, .tried = tried,
+		.backoff_period = backoff_period, .start = bc_now_ms(),
+		.max_wait_ms = max_wait_ms, .w = { -1, -1, -1, 0 },
+		.delay = PICK_SLEEP_MIN_MS,
+	};
+	ssize_t choice;
+	int r, t, races = 0;
 
 	out->fd = -1;
 	out->host = NULL;
@@ -629,97 +732,37 @@ bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 	if (fmt_ok(snprintf(wake_path, sizeof(wake_path), "%s/wake", lockdir),
 	    sizeof(wake_path)) != BC_OK)
 		wake_path[0] = '\0';
-	cand = xcalloc(hl->n, sizeof(*cand));
+	p.cand = xcalloc(hl->n, sizeof(*p.cand));
 	for (;;) {
-		ssize_t choice;
-		size_t i;
-
-		for (i = 0; i < hl->n; i++) {
-			const struct bc_host *h = &hl->v[i];
-			int idx;
-
-			cand[i].usable = usable(hl, i, lockdir, tried,
-			    backoff_period);
-			cand[i].slots = h->limit;
-			cand[i].busy = 0;
-			cand[i].est_us = 0;
-			if (!cand[i].usable)
-				continue;
-			for (idx = 0; idx < h->limit; idx++) {
-				char name[512];
-				int b;
-
-				if (bc_hostsel_lock_name(h, idx, name,
-				    sizeof(name)) != BC_OK)
-					continue;
-				b = slot_busy(lockdir, name, 1);
-				if (b < 0) {
-					r = bc_seterr(err, BC_ERR_IO,
-					    "cannot lock %s/%s: %s", lockdir,
-					    name, strerror(errno));
-					goto out;
-				}
-				cand[i].busy += b;
-			}
-			if (h->kind != BC_HOST_LOCAL)
-				cand[i].est_us = bc_hostsel_perf_get(lockdir, h);
-		}
-		choice = bc_hostsel_choose(cand, hl->n, -1, w.ahead);
-		if (choice == BC_HOSTSEL_WAIT && w.qfd < 0 && max_wait_ms > 0) {
-			/* take a place in the queue, then decide again */
-			waiter_open(&w, lockdir);
-			if (w.qfd >= 0)
-				choice = bc_hostsel_choose(cand, hl->n, -1,
-				    w.ahead);
-		}
+		if ((r = pick_scan(&p, err)) != BC_OK)
+			break;
+		choice = pick_choose(&p);
 		if (choice == BC_HOSTSEL_NONE) {
 			r = bc_seterr(err, BC_ERR_NOENT,
 			    "no usable host (all down, backed off or tried)");
-			goto out;
+			break;
 		}
 		if (choice >= 0) {
-			int t = take_slot(hl, (size_t)choice, lockdir, out, err);
-
-			if (t < 0) {
-				r = t;
-				goto out;
+			t = take_slot(hl, (size_t)choice, lockdir, out, err);
+			if (t != 0) {
+				r = t < 0 ? t : BC_OK;	/* 1: taken */
+				break;
 			}
-			if (t == 1)
-				goto out;
 			/* another process was quicker: look again */
 			if (++races < HOSTSEL_MAX_RACES)
 				continue;
 		}
 		races = 0;
-		if (bc_now_ms() - start >= max_wait_ms) {
+		if (bc_now_ms() - p.start >= max_wait_ms) {
 			r = bc_seterr(err, BC_ERR_BUSY,
 			    "no free slot after %lld ms",
 			    (long long)max_wait_ms);
-			goto out;
+			break;
 		}
-		waiter_open(&w, lockdir);
-		{
-			int64_t left = max_wait_ms - (bc_now_ms() - start);
-			int ms = left < delay ? (int)(left > 0 ? left : 1) :
-			    delay;
-
-			if (handed && any_free(cand, hl->n)) {
-				/* handed a release, but we wait for a faster
-				 * host: pass the free slot on to the next
-				 * waiter, and sleep by the clock this once */
-				wake_waiters();
-				bc_sleep_ms(ms);
-				handed = 0;
-			} else
-				handed = waiter_sleep(&w, ms);
-		}
-		delay *= 2;
-		if (delay > PICK_SLEEP_MAX_MS)
-			delay = PICK_SLEEP_MAX_MS;
+		pick_sleep(&p);
 	}
-out:
-	waiter_close(&w);
-	free(cand);
+	waiter_close(&p.w);
+	free(p.cand);
 	return r;
 }
 

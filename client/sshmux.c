@@ -245,136 +245,224 @@ conn_finish(struct mux *m, struct mconn *c)
 	c->state = C_DONE;
 }
 
-/* Move bytes; returns 1 if anything happened. */
+/*
+ * The steps of conn_pump return 1 if they moved anything, 0 if not, or
+ * CONN_ENDED when the job is over (conn_finish or conn_fail ran, the
+ * state is C_DONE and the channel is gone).
+ */
+#define CONN_ENDED (-1)
+
+/* 1 if errno says a non-blocking read or send should only be retried. */
 static int
-conn_pump(struct mux *m, struct mconn *c, int64_t now)
+conn_again(void)
 {
-	LIBSSH2_CHANNEL *ch = c->ch;
-	int prog = 0;
+	return errno == EAGAIN || errno == EINTR || errno == EWOULDBLOCK;
+}
+
+/* The client's bytes into c->up; end of file or an error ends them. */
+static int
+conn_read_client(struct mconn *c, int64_t now)
+{
 	ssize_t n;
 
-	if (!c->client_eof && c->up_len < sizeof(c->up)) {
-		n = read(c->data, c->up + c->up_len, sizeof(c->up) - c->up_len);
-		if (n > 0) {
-			c->up_len += (size_t)n;
-			prog = 1;
-		} else if (n == 0 || (errno != EAGAIN && errno != EINTR &&
-		    errno != EWOULDBLOCK)) {
-			c->client_eof = 1;
-			c->client_gone_at = now;
-			prog = 1;
-		}
+	if (c->client_eof || c->up_len >= sizeof(c->up))
+		return 0;
+	n = read(c->data, c->up + c->up_len, sizeof(c->up) - c->up_len);
+	if (n > 0) {
+		c->up_len += (size_t)n;
+		return 1;
 	}
-	if (c->up_len > 0) {
-		n = libssh2_channel_write(ch, (const char *)c->up, c->up_len);
-		if (n > 0) {
-			memmove(c->up, c->up + n, c->up_len - (size_t)n);
-			c->up_len -= (size_t)n;
-			prog = 1;
-		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-			conn_fail(m, c, "channel write failed (connection "
-			    "lost?)");
-			return 1;
-		}
+	if (n == 0 || !conn_again()) {
+		c->client_eof = 1;
+		c->client_gone_at = now;
+		return 1;
 	}
-	if (c->client_eof && c->up_len == 0 && !c->sent_eof) {
-		int r = libssh2_channel_send_eof(ch);
+	return 0;
+}
 
-		if (r != LIBSSH2_ERROR_EAGAIN) {
-			c->sent_eof = 1;
-			prog = 1;
-		}
+static int
+conn_write_channel(struct mux *m, struct mconn *c)
+{
+	ssize_t n;
+
+	if (c->up_len == 0)
+		return 0;
+	n = libssh2_channel_write(c->ch, (const char *)c->up, c->up_len);
+	if (n > 0) {
+		memmove(c->up, c->up + n, c->up_len - (size_t)n);
+		c->up_len -= (size_t)n;
+		return 1;
 	}
+	if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+		conn_fail(m, c, "channel write failed (connection lost?)");
+		return CONN_ENDED;
+	}
+	return 0;
+}
+
+/* EOF to the remote once the client's bytes have all gone up. */
+static int
+conn_send_eof(struct mconn *c)
+{
+	if (!c->client_eof || c->up_len != 0 || c->sent_eof)
+		return 0;
+	if (libssh2_channel_send_eof(c->ch) == LIBSSH2_ERROR_EAGAIN)
+		return 0;
+	c->sent_eof = 1;
+	return 1;
+}
+
+/* The remote's stdout into c->down. */
+static int
+conn_read_channel(struct mux *m, struct mconn *c)
+{
+	ssize_t n;
+
 	if (c->down_off == c->down_len)
 		c->down_off = c->down_len = 0;
-	if (c->down_len < sizeof(c->down)) {
-		n = libssh2_channel_read(ch, (char *)c->down + c->down_len,
-		    sizeof(c->down) - c->down_len);
-		if (n > 0) {
-			c->down_len += (size_t)n;
-			prog = 1;
-		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-			conn_fail(m, c, "channel read failed (connection "
-			    "lost?)");
-			return 1;
+	if (c->down_len >= sizeof(c->down))
+		return 0;
+	n = libssh2_channel_read(c->ch, (char *)c->down + c->down_len,
+	    sizeof(c->down) - c->down_len);
+	if (n > 0) {
+		c->down_len += (size_t)n;
+		return 1;
+	}
+	if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+		conn_fail(m, c, "channel read failed (connection lost?)");
+		return CONN_ENDED;
+	}
+	return 0;
+}
+
+/* The remote's stderr, kept up to c->serr's size (the rest is dropped). */
+static int
+conn_read_stderr(struct mconn *c)
+{
+	char tmp[4096];
+	ssize_t n;
+	size_t k;
+
+	n = libssh2_channel_read_stderr(c->ch, tmp, sizeof(tmp));
+	if (n <= 0)
+		return 0;
+	k = (size_t)n;
+	if (k > sizeof(c->serr) - c->serr_len)
+		k = sizeof(c->serr) - c->serr_len;
+	memcpy(c->serr + c->serr_len, tmp, k);
+	c->serr_len += k;
+	return 1;
+}
+
+/* c->down to the client; once the client is gone it is discarded. */
+static int
+conn_write_client(struct mconn *c, int64_t now)
+{
+	ssize_t n;
+
+	if (c->down_len <= c->down_off)
+		return 0;
+	if (c->client_eof && c->shut_wr) {
+		c->down_off = c->down_len;	/* nobody to read it */
+		return 0;
+	}
+	n = send(c->data, c->down + c->down_off, c->down_len - c->down_off,
+	    MSG_DONTWAIT | BC_MSG_NOSIGNAL);
+	if (n > 0) {
+		c->down_off += (size_t)n;
+		return 1;
+	}
+	if (n < 0 && !conn_again()) {
+		/* the client went away: discard */
+		c->down_off = c->down_len;
+		c->client_eof = 1;
+		c->shut_wr = 1;
+		if (c->client_gone_at == 0)
+			c->client_gone_at = now;
+	}
+	return 0;
+}
+
+/*
+ * Once the remote's output has ended and all of it went to the client:
+ * end the client's input, close the channel and, when it is closed,
+ * finish the job.
+ */
+static int
+conn_close_channel(struct mux *m, struct mconn *c)
+{
+	int prog = 0, r;
+
+	if (!libssh2_channel_eof(c->ch) || c->down_off != c->down_len)
+		return 0;
+	if (!c->shut_wr) {
+		(void)shutdown(c->data, SHUT_WR);
+		c->shut_wr = 1;
+		prog = 1;
+	}
+	if (!c->closing) {
+		r = libssh2_channel_close(c->ch);
+		if (r == 0)
+			c->closing = 1;
+		else if (r != LIBSSH2_ERROR_EAGAIN) {
+			conn_fail(m, c, "channel close failed");
+			return CONN_ENDED;
 		}
 	}
-	{
-		char tmp[4096];
-
-		n = libssh2_channel_read_stderr(ch, tmp, sizeof(tmp));
-		if (n > 0) {
-			size_t k = (size_t)n;
-
-			if (k > sizeof(c->serr) - c->serr_len)
-				k = sizeof(c->serr) - c->serr_len;
-			memcpy(c->serr + c->serr_len, tmp, k);
-			c->serr_len += k;
-			prog = 1;
-		}
+	if (!c->closing)
+		return prog;
+	r = libssh2_channel_wait_closed(c->ch);
+	if (r == 0) {
+		conn_finish(m, c);
+		return CONN_ENDED;
 	}
-	if (c->down_len > c->down_off) {
-		if (c->client_eof && c->shut_wr) {
-			c->down_off = c->down_len;	/* nobody to read it */
-		} else {
-			n = send(c->data, c->down + c->down_off,
-			    c->down_len - c->down_off,
-			    MSG_DONTWAIT | BC_MSG_NOSIGNAL);
-			if (n > 0) {
-				c->down_off += (size_t)n;
-				prog = 1;
-			} else if (n < 0 && errno != EAGAIN &&
-			    errno != EINTR && errno != EWOULDBLOCK) {
-				/* the client went away: discard */
-				c->down_off = c->down_len;
-				c->client_eof = 1;
-				c->shut_wr = 1;
-				if (c->client_gone_at == 0)
-					c->client_gone_at = now;
-			}
-		}
+	if (r != LIBSSH2_ERROR_EAGAIN) {
+		conn_fail(m, c, "channel close failed");
+		return CONN_ENDED;
 	}
-	if (prog)
-		c->last_io = now;
-	if (libssh2_channel_eof(ch) && c->down_off == c->down_len) {
-		if (!c->shut_wr) {
-			(void)shutdown(c->data, SHUT_WR);
-			c->shut_wr = 1;
-			prog = 1;
-		}
-		if (!c->closing) {
-			int r = libssh2_channel_close(ch);
+	return prog;
+}
 
-			if (r == 0)
-				c->closing = 1;
-			else if (r != LIBSSH2_ERROR_EAGAIN) {
-				conn_fail(m, c, "channel close failed");
-				return 1;
-			}
-		}
-		if (c->closing) {
-			int r = libssh2_channel_wait_closed(ch);
-
-			if (r == 0) {
-				conn_finish(m, c);
-				return 1;
-			}
-			if (r != LIBSSH2_ERROR_EAGAIN) {
-				conn_fail(m, c, "channel close failed");
-				return 1;
-			}
-		}
-	}
+/* Fails the job if the remote outlives its client or goes quiet. */
+static int
+conn_check_time(struct mux *m, struct mconn *c, int64_t now)
+{
 	if (c->client_eof && c->client_gone_at > 0 &&
 	    now - c->client_gone_at > MUX_DRAIN_MS) {
 		conn_fail(m, c, "remote command did not end after the client "
 		    "left");
-		return 1;
+		return CONN_ENDED;
 	}
 	if (now - c->last_io > MUX_IO_TIMEOUT_MS) {
 		conn_fail(m, c, "no data for too long");
-		return 1;
+		return CONN_ENDED;
 	}
+	return 0;
+}
+
+/* Move bytes; returns 1 if anything happened. */
+static int
+conn_pump(struct mux *m, struct mconn *c, int64_t now)
+{
+	int prog, r;
+
+	prog = conn_read_client(c, now);
+	if ((r = conn_write_channel(m, c)) == CONN_ENDED)
+		return 1;
+	prog |= r;
+	prog |= conn_send_eof(c);
+	if ((r = conn_read_channel(m, c)) == CONN_ENDED)
+		return 1;
+	prog |= r;
+	prog |= conn_read_stderr(c);
+	prog |= conn_write_client(c, now);
+	if (prog)
+		c->last_io = now;
+	if ((r = conn_close_channel(m, c)) == CONN_ENDED)
+		return 1;
+	prog |= r;
+	if (conn_check_time(m, c, now) == CONN_ENDED)
+		return 1;
 	return prog;
 }
 

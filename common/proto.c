@@ -636,25 +636,25 @@ parse_dist_reply(struct src *s, int proto, const struct bc_proto_limits *lim,
 	    lim, rep, err);
 }
 
+/*
+ * The reply's first header after any BEAT 0 packets (FLAG_HEARTBEAT, a
+ * compile's only); after the first BEAT, the reader's idle limit becomes
+ * io->beat_timeout_ms.
+ */
 static int
-parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
-    struct bc_reply *rep, char *err)
+parse_bolt_beats(struct src *s, int kind, struct bc_reply *rep,
+    char tok[5], uint32_t *val, char *err)
 {
-	char tok[5], esc[BC_PROTO_ESC];
-	const char *want;
-	uint32_t val;
 	int r;
 
-	/* FLAG_HEARTBEAT: BEAT 0 packets until the reply starts; after the
-	 * first, the reader's idle limit becomes io->beat_timeout_ms. */
 	for (;;) {
-		if ((r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
+		if ((r = src_hdr(s, NULL, tok, val, err)) != BC_OK)
 			return r;
 		if (kind != BC_RQST_COMPILE || strcmp(tok, "BEAT") != 0)
-			break;
-		if (val != 0 || rep->beats >= BC_MAX_BEATS)
+			return BC_OK;
+		if (*val != 0 || rep->beats >= BC_MAX_BEATS)
 			return bc_seterr(err, BC_ERR_PROTO, "bad BEAT %lu "
-			    "(after %lu)", (unsigned long)val,
+			    "(after %lu)", (unsigned long)*val,
 			    (unsigned long)rep->beats);
 		rep->beats++;
 		s->started = 0;
@@ -663,6 +663,18 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 		    s->io->beat_timeout_ms < s->io->io_timeout_ms))
 			s->io->io_timeout_ms = s->io->beat_timeout_ms;
 	}
+}
+
+/* BOLT <version>, after any BEATs. */
+static int
+parse_bolt_start(struct src *s, int kind, struct bc_reply *rep, char *err)
+{
+	char tok[5], esc[BC_PROTO_ESC];
+	uint32_t val;
+	int r;
+
+	if ((r = parse_bolt_beats(s, kind, rep, tok, &val, err)) != BC_OK)
+		return r;
 	if (strcmp(tok, "BOLT") != 0) {
 		bc_wire_escape(tok, strlen(tok), esc, sizeof esc);
 		return bc_seterr(err, BC_ERR_PROTO, "expected BOLT, got "
@@ -672,61 +684,97 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 		return bc_seterr(err, BC_ERR_PROTO,
 		    "reply is BOLT version %lu, expected %d",
 		    (unsigned long)val, BC_BOLT_VERSION);
-	if ((r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
-		return r;
-	if (strcmp(tok, "EROR") == 0) {
-		if ((r = src_string_body(s, "EROR", val, lim->max_msg,
-		    &rep->errmsg, err)) != BC_OK)
-			return r;
-		bc_wire_escape(rep->errmsg, strlen(rep->errmsg), esc,
-		    sizeof esc);
-		r = strncmp(rep->errmsg, "busy:", 5) == 0 ? BC_ERR_BUSY :
-		    BC_ERR_DENIED;
-		return bc_seterr(err, r, "server refused the job: %s", esc);
-	}
-	if (BC_RQST_IS_LOOKUP(kind) && strcmp(tok, "MISS") == 0) {
-		if (val != 0)
-			return bc_seterr(err, BC_ERR_PROTO,
-			    "MISS with value %lu", (unsigned long)val);
-		rep->miss = 1;
-		return BC_OK;
-	}
-	if (kind == BC_RQST_LOCATE && strcmp(tok, "LOCN") == 0) {
-		if ((r = src_string_body(s, "LOCN", val, BC_MAX_LOC_HOST,
-		    &rep->locn, err)) != BC_OK)
-			return r;
-		if (rep->locn[0] == '\0')
-			return bc_seterr(err, BC_ERR_PROTO, "empty LOCN");
-		rep->miss = 1;	/* not here; where is rep->locn */
-		return BC_OK;
-	}
-	if (kind == BC_RQST_COMPILE && strcmp(tok, "CHIT") == 0) {
-		/* answered from the daemon's cache (FLAG_HIT_MARK) */
-		if (val != 0)
-			return bc_seterr(err, BC_ERR_PROTO,
-			    "CHIT with value %lu", (unsigned long)val);
-		rep->cache_hit = 1;
-		if ((r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
-			return r;
-	}
-	if ((kind == BC_RQST_COMPILE || BC_RQST_IS_LOOKUP(kind)) &&
-	    strcmp(tok, "ORIG") == 0) {
-		/* a hit, FLAG_ORIGIN: who stored the entry */
-		char *o = NULL;
+	return BC_OK;
+}
 
-		if ((r = src_string_body(s, "ORIG", val, BC_ORIGIN_LEN, &o,
-		    err)) != BC_OK)
-			return r;
-		if (!bc_proto_origin_valid(o, strlen(o))) {
-			free(o);
-			return bc_seterr(err, BC_ERR_PROTO, "bad ORIG");
-		}
-		memcpy(rep->origin, o, strlen(o) + 1);
-		rep->has_origin = 1;
+/* EROR <text>: the job refused; BC_ERR_BUSY or BC_ERR_DENIED. */
+static int
+parse_bolt_eror(struct src *s, uint32_t len,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err)
+{
+	char esc[BC_PROTO_ESC];
+	int r;
+
+	if ((r = src_string_body(s, "EROR", len, lim->max_msg, &rep->errmsg,
+	    err)) != BC_OK)
+		return r;
+	bc_wire_escape(rep->errmsg, strlen(rep->errmsg), esc, sizeof esc);
+	r = strncmp(rep->errmsg, "busy:", 5) == 0 ? BC_ERR_BUSY :
+	    BC_ERR_DENIED;
+	return bc_seterr(err, r, "server refused the job: %s", esc);
+}
+
+static int
+parse_bolt_miss(uint32_t val, struct bc_reply *rep, char *err)
+{
+	if (val != 0)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "MISS with value %lu", (unsigned long)val);
+	rep->miss = 1;
+	return BC_OK;
+}
+
+/* LOCN <host>: not here; where is rep->locn. */
+static int
+parse_bolt_locn(struct src *s, uint32_t len, struct bc_reply *rep,
+    char *err)
+{
+	int r;
+
+	if ((r = src_string_body(s, "LOCN", len, BC_MAX_LOC_HOST,
+	    &rep->locn, err)) != BC_OK)
+		return r;
+	if (rep->locn[0] == '\0')
+		return bc_seterr(err, BC_ERR_PROTO, "empty LOCN");
+	rep->miss = 1;
+	return BC_OK;
+}
+
+/* CHIT 0: answered from the daemon's cache (FLAG_HIT_MARK); the next
+ * header into tok, *val. */
+static int
+parse_bolt_chit(struct src *s, char tok[5], uint32_t *val,
+    struct bc_reply *rep, char *err)
+{
+	if (*val != 0)
+		return bc_seterr(err, BC_ERR_PROTO,
+		    "CHIT with value %lu", (unsigned long)*val);
+	rep->cache_hit = 1;
+	return src_hdr(s, NULL, tok, val, err);
+}
+
+/* ORIG <origin>: a hit, FLAG_ORIGIN: who stored the entry; then STAT
+ * into tok, *val. */
+static int
+parse_bolt_orig(struct src *s, char tok[5], uint32_t *val,
+    struct bc_reply *rep, char *err)
+{
+	char *o = NULL;
+	int r;
+
+	if ((r = src_string_body(s, "ORIG", *val, BC_ORIGIN_LEN, &o,
+	    err)) != BC_OK)
+		return r;
+	if (!bc_proto_origin_valid(o, strlen(o))) {
 		free(o);
-		if ((r = src_hdr(s, "STAT", tok, &val, err)) != BC_OK)
-			return r;
+		return bc_seterr(err, BC_ERR_PROTO, "bad ORIG");
 	}
+	memcpy(rep->origin, o, strlen(o) + 1);
+	rep->has_origin = 1;
+	free(o);
+	return src_hdr(s, "STAT", tok, val, err);
+}
+
+/* INFO <text> for a hello, else STAT and the outputs (and a lookup's
+ * DOTD). */
+static int
+parse_bolt_result(struct src *s, int kind, const char *tok, uint32_t val,
+    const struct bc_proto_limits *lim, struct bc_reply *rep, char *err)
+{
+	char esc[BC_PROTO_ESC];
+	const char *want;
+	int r;
+
 	want = kind == BC_RQST_HELLO || kind == BC_RQST_ZERO ? "INFO" : "STAT";
 	if (strcmp(tok, want) != 0) {
 		bc_wire_escape(tok, strlen(tok), esc, sizeof esc);
@@ -745,6 +793,33 @@ parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
 		return r;
 	return src_bulk(s, "DOTD", BC_COMP_ZSTD, BC_MAX_DOTD,
 	    lim->max_wire_body, &rep->dotd, err);
+}
+
+static int
+parse_bolt_reply(struct src *s, int kind, const struct bc_proto_limits *lim,
+    struct bc_reply *rep, char *err)
+{
+	char tok[5];
+	uint32_t val;
+	int r;
+
+	if ((r = parse_bolt_start(s, kind, rep, err)) != BC_OK ||
+	    (r = src_hdr(s, NULL, tok, &val, err)) != BC_OK)
+		return r;
+	if (strcmp(tok, "EROR") == 0)
+		return parse_bolt_eror(s, val, lim, rep, err);
+	if (BC_RQST_IS_LOOKUP(kind) && strcmp(tok, "MISS") == 0)
+		return parse_bolt_miss(val, rep, err);
+	if (kind == BC_RQST_LOCATE && strcmp(tok, "LOCN") == 0)
+		return parse_bolt_locn(s, val, rep, err);
+	if (kind == BC_RQST_COMPILE && strcmp(tok, "CHIT") == 0 &&
+	    (r = parse_bolt_chit(s, tok, &val, rep, err)) != BC_OK)
+		return r;
+	if ((kind == BC_RQST_COMPILE || BC_RQST_IS_LOOKUP(kind)) &&
+	    strcmp(tok, "ORIG") == 0 &&
+	    (r = parse_bolt_orig(s, tok, &val, rep, err)) != BC_OK)
+		return r;
+	return parse_bolt_result(s, kind, tok, val, lim, rep, err);
 }
 
 static int

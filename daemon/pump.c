@@ -395,158 +395,287 @@ push_root_map(struct bc_strv *out, char *const *argv, size_t argc,
 		    root));
 }
 
+/* Options naming the client's files, dropped with their value. */
+static const char *const dropped_opts[] = {
+	"-MF", "--serialize-diagnostics", "-index-store-path",
+	"-index-unit-output-path", "-ivfsstatcache", NULL
+};
+
+/*
+ * One pass over a pump argv (bc_pump_plan_argv): the word at hand, what
+ * was seen so far, and the plan whose argv is being built.
+ */
+struct plan_state {
+	char *const *argv;
+	size_t argc;
+	size_t i;		/* index of the word at hand */
+	const char *root;
+	struct bc_pump_plan *p;
+	const char *orig_out;	/* the client's -o value, NULL if none */
+	int mode;		/* 'c' or 'S' once either was given, else 0 */
+	int have_md, have_mt;
+};
+
+/*
+ * A step of the pass looks at word a (argv[i]): 1 if it took the word
+ * (and moved i past any value it took with it), 0 if the word is not of
+ * its kind, or BC_ERR_DENIED with why filled.
+ */
+typedef int (*plan_step_fn)(struct plan_state *s, const char *a, char *why);
+
+/* The value word after the option at hand (i moves onto it), or NULL. */
+static const char *
+plan_value(struct plan_state *s)
+{
+	if (s->i + 1 >= s->argc)
+		return NULL;
+	return s->argv[++s->i];
+}
+
+static int
+plan_missing(char *why)
+{
+	return bc_seterr(why, BC_ERR_DENIED, "option without its value");
+}
+
+/* -c or -S, kept; -S wins over -c. */
+static int
+plan_mode(struct plan_state *s, const char *a, char *why)
+{
+	if (strcmp(a, "-c") != 0 && strcmp(a, "-S") != 0)
+		return 0;
+	if (s->mode == 0 || a[1] == 'S')
+		s->mode = a[1];
+	bc_strv_push(&s->p->argv, a);
+	return 1;
+}
+
+static int
+plan_refused(struct plan_state *s, const char *a, char *why)
+{
+	if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
+	    strcmp(a, "-MM") == 0 ||
+	    bc_str_has_prefix(a, "-working-directory") ||
+	    bc_str_has_prefix(a, "-fplugin") ||
+	    bc_str_has_prefix(a, "-specs"))
+		return bc_seterr(why, BC_ERR_DENIED,
+		    "option not served in pump mode: %s", a);
+	return 0;
+}
+
+/* -o FILE or -oFILE: noted; the plan's own -o is added at the end. */
+static int
+plan_output(struct plan_state *s, const char *a, char *why)
+{
+	if (!bc_str_has_prefix(a, "-o"))
+		return 0;
+	if (a[2] != '\0')
+		s->orig_out = a + 2;
+	else if ((s->orig_out = plan_value(s)) == NULL)
+		return plan_missing(why);
+	return 1;
+}
+
+/*
+ * -MF FILE or -MFFILE (the plan's own -MF is added at the end), and the
+ * client's paths that are never written or read here (a BOLT client asks
+ * for the .dia with FLAG WANT_DIA, bc_pump_job_plan): dropped.
+ */
+static int
+plan_dropped(struct plan_state *s, const char *a, char *why)
+{
+	if (in_list(a, dropped_opts)) {
+		if (plan_value(s) == NULL)
+			return plan_missing(why);
+		return 1;
+	}
+	return bc_str_has_prefix(a, "-MF");
+}
+
+/* Notes a user's -MD/-MMD and -MT/-MQ; never takes the word. */
+static int
+plan_deps_seen(struct plan_state *s, const char *a, char *why)
+{
+	if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
+		s->have_md = 1;
+	if (bc_str_has_prefix(a, "-MT") || bc_str_has_prefix(a, "-MQ"))
+		s->have_mt = 1;
+	return 0;
+}
+
+/* Option a and its value word, both kept as they are. */
+static int
+plan_pair(struct plan_state *s, const char *a, char *why)
+{
+	const char *v;
+
+	if ((v = plan_value(s)) == NULL)
+		return plan_missing(why);
+	bc_strv_push(&s->p->argv, a);
+	bc_strv_push(&s->p->argv, v);
+	return 1;
+}
+
+static int
+plan_dep_target(struct plan_state *s, const char *a, char *why)
+{
+	if (strcmp(a, "-MT") != 0 && strcmp(a, "-MQ") != 0)
+		return 0;
+	return plan_pair(s, a, why);
+}
+
+/* A path option (path_opts): an absolute value is taken under the root. */
+static int
+plan_path_opt(struct plan_state *s, const char *a, char *why)
+{
+	const char *v;
+	size_t k;
+
+	for (k = 0; path_opts[k] != NULL; k++) {
+		size_t ol = strlen(path_opts[k]);
+
+		if (strcmp(a, path_opts[k]) == 0) {
+			if ((v = plan_value(s)) == NULL)
+				return plan_missing(why);
+			bc_strv_push(&s->p->argv, a);
+			push_rooted(&s->p->argv, "", v, s->root);
+			return 1;
+		}
+		if (strncmp(a, path_opts[k], ol) == 0 && a[ol] == '/') {
+			char *pre = xstrndup(a, ol);
+
+			push_rooted(&s->p->argv, pre, a + ol, s->root);
+			free(pre);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+plan_profile(struct plan_state *s, const char *a, char *why)
+{
+	if (!bc_str_has_prefix(a, "-fprofile-instr-use=/"))
+		return 0;
+	/* the profile came with the files */
+	push_rooted(&s->p->argv, "-fprofile-instr-use=", a + 20, s->root);
+	return 1;
+}
+
+static int
+plan_value_opt(struct plan_state *s, const char *a, char *why)
+{
+	if (!in_list(a, val_opts))
+		return 0;
+	return plan_pair(s, a, why);
+}
+
+static int
+plan_source(struct plan_state *s, const char *a, char *why)
+{
+	if (is_source(a) == NULL)
+		return 0;
+	if (s->p->orig_src != NULL)
+		return bc_seterr(why, BC_ERR_DENIED,
+		    "more than one source file");
+	s->p->orig_src = xstrdup(a);
+	push_rooted(&s->p->argv, "", a, s->root);
+	return 1;
+}
+
+static int
+plan_prefix_map(struct plan_state *s, const char *a, char *why)
+{
+	return push_prefix_map(&s->p->argv, a, s->root);
+}
+
+/* Each word goes to the first step that takes it, in this order. */
+static const plan_step_fn plan_steps[] = {
+	plan_mode, plan_refused, plan_output, plan_dropped, plan_deps_seen,
+	plan_dep_target, plan_path_opt, plan_profile, plan_value_opt,
+	plan_source, plan_prefix_map,
+};
+
+/* The word at hand through the steps; a word no step takes is kept. */
+static int
+plan_word(struct plan_state *s, char *why)
+{
+	const char *a = s->argv[s->i];
+	size_t k;
+	int r;
+
+	for (k = 0; k < sizeof(plan_steps) / sizeof(plan_steps[0]); k++)
+		if ((r = plan_steps[k](s, a, why)) != 0)
+			return r < 0 ? r : BC_OK;
+	bc_strv_push(&s->p->argv, a);
+	return BC_OK;
+}
+
+/*
+ * The plan's own output and dependency file in jobdir, after the user's
+ * words: -o, -MMD unless the user gave -MD or -MMD, -MF, and unless the
+ * user gave -MT or -MQ, a -MT naming what the local compile would (the
+ * user's -o, else the source's base name with the output's extension).
+ */
+static void
+plan_outputs(struct plan_state *s, const char *jobdir)
+{
+	struct bc_pump_plan *p = s->p;
+	const char *ext = s->mode == 'S' ? "s" : "o";
+	const char *b, *e;
+
+	p->out_path = xasprintf("%s/out.%s", jobdir, ext);
+	p->deps_path = xasprintf("%s/deps.d", jobdir);
+	bc_strv_push(&p->argv, "-o");
+	bc_strv_push(&p->argv, p->out_path);
+	if (!s->have_md)
+		bc_strv_push(&p->argv, "-MMD");
+	bc_strv_push(&p->argv, "-MF");
+	bc_strv_push(&p->argv, p->deps_path);
+	if (s->have_mt)
+		return;
+	bc_strv_push(&p->argv, "-MT");
+	if (s->orig_out != NULL) {
+		bc_strv_push(&p->argv, s->orig_out);
+		return;
+	}
+	b = bc_basename(p->orig_src);
+	e = bc_extension(b);
+	bc_strv_push_owned(&p->argv, xasprintf("%.*s.%s", (int)(e - b), b,
+	    ext));
+}
+
 int
 bc_pump_plan_argv(char *const *argv, size_t argc, const char *name0,
     const char *root, const char *jobdir, struct bc_pump_plan *p, char *why)
 {
-	struct bc_strv *out = &p->argv;
-	const char *orig_out = NULL;
-	int mode = 0, have_md = 0, have_mt = 0;
-	size_t i, k;
+	struct plan_state s;
+	int r;
 
 	memset(p, 0, sizeof(*p));
-	bc_strv_init(out);
+	bc_strv_init(&p->argv);
 	if (argc < 1)
 		return bc_seterr(why, BC_ERR_DENIED, "empty argv");
-	bc_strv_push(out, name0);
-	push_root_map(out, argv, argc, root);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int done = 0;
-
-		if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0) {
-			if (mode == 0 || a[1] == 'S')
-				mode = a[1];
-			bc_strv_push(out, a);
-			continue;
-		}
-		if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 ||
-		    strcmp(a, "-MM") == 0 ||
-		    bc_str_has_prefix(a, "-working-directory") ||
-		    bc_str_has_prefix(a, "-fplugin") ||
-		    bc_str_has_prefix(a, "-specs")) {
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.argc = argc;
+	s.root = root;
+	s.p = p;
+	bc_strv_push(&p->argv, name0);
+	push_root_map(&p->argv, argv, argc, root);
+	for (s.i = 1; s.i < argc; s.i++) {
+		if ((r = plan_word(&s, why)) != BC_OK) {
 			bc_pump_plan_free(p);
-			return bc_seterr(why, BC_ERR_DENIED,
-			    "option not served in pump mode: %s", a);
+			return r;
 		}
-		if (strcmp(a, "-o") == 0 || (bc_str_has_prefix(a, "-o") &&
-		    a[2] != '\0')) {
-			if (a[2] == '\0') {
-				if (i + 1 >= argc)
-					goto missing;
-				orig_out = argv[++i];
-			} else {
-				orig_out = a + 2;
-			}
-			continue;	/* added below */
-		}
-		if (strcmp(a, "-MF") == 0) {
-			if (i + 1 >= argc)
-				goto missing;
-			i++;
-			continue;
-		}
-		if (bc_str_has_prefix(a, "-MF"))
-			continue;
-		if (strcmp(a, "--serialize-diagnostics") == 0 ||
-		    strcmp(a, "-index-store-path") == 0 ||
-		    strcmp(a, "-index-unit-output-path") == 0 ||
-		    strcmp(a, "-ivfsstatcache") == 0) {
-			/* the client's paths: never written or read here; a
-			 * BOLT client asks for the .dia with FLAG WANT_DIA
-			 * (bc_pump_job_plan) */
-			if (i + 1 >= argc)
-				goto missing;
-			i++;
-			continue;
-		}
-		if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
-			have_md = 1;
-		if (strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0 ||
-		    bc_str_has_prefix(a, "-MT") || bc_str_has_prefix(a, "-MQ"))
-			have_mt = 1;
-		if (strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0) {
-			if (i + 1 >= argc)
-				goto missing;
-			bc_strv_push(out, a);
-			bc_strv_push(out, argv[++i]);
-			continue;
-		}
-		for (k = 0; path_opts[k] != NULL && !done; k++) {
-			size_t ol = strlen(path_opts[k]);
-
-			if (strcmp(a, path_opts[k]) == 0) {
-				if (i + 1 >= argc)
-					goto missing;
-				bc_strv_push(out, a);
-				push_rooted(out, "", argv[++i], root);
-				done = 1;
-			} else if (strncmp(a, path_opts[k], ol) == 0 &&
-			    a[ol] == '/' ) {
-				char *pre = xstrndup(a, ol);
-
-				push_rooted(out, pre, a + ol, root);
-				free(pre);
-				done = 1;
-			}
-		}
-		if (done)
-			continue;
-		if (bc_str_has_prefix(a, "-fprofile-instr-use=/")) {
-			/* the profile came with the files */
-			push_rooted(out, "-fprofile-instr-use=", a + 20, root);
-			continue;
-		}
-		if (in_list(a, val_opts)) {
-			if (i + 1 >= argc)
-				goto missing;
-			bc_strv_push(out, a);
-			bc_strv_push(out, argv[++i]);
-			continue;
-		}
-		if (is_source(a) != NULL) {
-			if (p->orig_src != NULL) {
-				bc_pump_plan_free(p);
-				return bc_seterr(why, BC_ERR_DENIED,
-				    "more than one source file");
-			}
-			p->orig_src = xstrdup(a);
-			push_rooted(out, "", a, root);
-			continue;
-		}
-		if (push_prefix_map(out, a, root))
-			continue;
-		bc_strv_push(out, a);
 	}
-	if (mode == 0 || p->orig_src == NULL) {
+	if (s.mode == 0 || p->orig_src == NULL) {
 		bc_pump_plan_free(p);
 		return bc_seterr(why, BC_ERR_DENIED,
-		    mode == 0 ? "neither -c nor -S given" : "no source file");
+		    s.mode == 0 ? "neither -c nor -S given" : "no source file");
 	}
-	p->out_path = xasprintf("%s/out.%s", jobdir, mode == 'S' ? "s" : "o");
-	p->deps_path = xasprintf("%s/deps.d", jobdir);
-	bc_strv_push(out, "-o");
-	bc_strv_push(out, p->out_path);
-	if (!have_md)
-		bc_strv_push(out, "-MMD");
-	bc_strv_push(out, "-MF");
-	bc_strv_push(out, p->deps_path);
-	if (!have_mt) {
-		bc_strv_push(out, "-MT");
-		if (orig_out != NULL) {
-			bc_strv_push(out, orig_out);
-		} else {
-			const char *b = bc_basename(p->orig_src);
-			const char *e = bc_extension(b);
-
-			bc_strv_push_owned(out, xasprintf("%.*s.%s",
-			    (int)(e - b), b, mode == 'S' ? "s" : "o"));
-		}
-	}
+	plan_outputs(&s, jobdir);
 	return BC_OK;
-missing:
-	bc_pump_plan_free(p);
-	return bc_seterr(why, BC_ERR_DENIED, "option without its value");
 }
 
 /* 1 if root followed by '/' starts at byte i of the n at d. */

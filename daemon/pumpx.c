@@ -304,118 +304,211 @@ add_total(size_t *total, const struct bc_buf *data, char *why)
 	return BC_OK;
 }
 
+/* One job's files on their way into its pump tree (bc_pumpx_fetch). */
+struct fetch {
+	const struct bc_proto3x_manifest *m;
+	struct bc_pathmap pm;	/* for the header maps' mapped digests */
+	struct bc_pump_tree t;
+	int tree_open;
+	struct bc_cas cas;	/* the store; its open may have failed */
+	struct bc_buf data;	/* the file at hand */
+	uint32_t *need;		/* the files the client is to send */
+	size_t nneed;
+	size_t total;		/* file bytes, from store and wire */
+	size_t held;		/* files taken from the store */
+	size_t stored;		/* files put into the store */
+	char sub[BC_ERRLEN];	/* the store's messages */
+};
+
+static void
+fetch_init(struct fetch *f, const struct bc_proto3x_manifest *m,
+    const struct bc_request *req, const char *cache_dir)
+{
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	bc_pathmap_init(&f->pm, req->argv.v, req->argv.n);
+	if (bc_cas_open(&f->cas, cache_dir, 0, f->sub) != BC_OK)
+		bc_info_once("pump store unavailable (%s): every file is "
+		    "needed", f->sub);
+	bc_buf_init(&f->data, BC_MAX_FILE);
+	f->need = xcalloc(m->n > 0 ? m->n : 1, sizeof(*f->need));
+}
+
+static void
+fetch_free(struct fetch *f)
+{
+	if (f->tree_open)
+		bc_pump_tree_close(&f->t);
+	free(f->need);
+	bc_buf_free(&f->data);
+	bc_cas_close(&f->cas);
+	bc_pathmap_free(&f->pm);
+}
+
+/* File i, its bytes in f->data, into the tree; a header map's mapped
+ * digest is taken on the way. */
+static int
+fetch_add_file(struct fetch *f, size_t i, char *why)
+{
+	struct bc_proto3x_ent *e = &f->m->v[i];
+
+	set_mhash(e, &f->pm, bc_buf_data(&f->data), bc_buf_len(&f->data));
+	return bc_pump_tree_add(&f->t, e->name, 0, bc_buf_data(&f->data),
+	    bc_buf_len(&f->data), why);
+}
+
+/* File i from the store into the tree, or onto the list of those the
+ * client is to send when the store lacks it. */
+static int
+fetch_from_store(struct fetch *f, size_t i, char *why)
+{
+	const struct bc_proto3x_ent *e = &f->m->v[i];
+	int r;
+
+	bc_buf_reset(&f->data);
+	if (bc_cas_get(&f->cas, e->hash, &f->data, BC_MAX_FILE, f->sub) !=
+	    BC_OK) {
+		f->need[f->nneed++] = (uint32_t)i;
+		return BC_OK;
+	}
+	if ((r = add_total(&f->total, &f->data, why)) != BC_OK)
+		return r;
+	f->held++;
+	return fetch_add_file(f, i, why);
+}
+
+/* Every entry the daemon has at hand into the tree: links, directories
+ * and the files the store holds. */
+static int
+fetch_held(struct fetch *f, char *why)
+{
+	size_t i;
+	int r = BC_OK;
+
+	for (i = 0; i < f->m->n && r == BC_OK; i++) {
+		const struct bc_proto3x_ent *e = &f->m->v[i];
+
+		switch (e->kind) {
+		case BC_PROTO3X_LINK:
+			r = bc_pump_tree_add(&f->t, e->name, 1,
+			    (const uint8_t *)e->target, strlen(e->target), why);
+			break;
+		case BC_PROTO3X_DIR:
+			r = bc_pump_tree_dirm(&f->t, e->name, why);
+			break;
+		default:
+			r = fetch_from_store(f, i, why);
+			break;
+		}
+	}
+	return r;
+}
+
+/* NEED: the files the client is to send. */
+static int
+fetch_ask(struct bc_io *io, struct fetch *f, char *why)
+{
+	struct bc_buf out;
+	int r;
+
+	bc_buf_init(&out, BC_BUF_CEILING);
+	if ((r = bc_proto3x_write_need(&out, f->need, f->nneed, why)) ==
+	    BC_OK)
+		r = bc_io_write_buf(io, &out, why);
+	bc_buf_free(&out);
+	return r;
+}
+
+/* A received file (in f->data) into the store, now or after the compile
+ * (defer_store); the store failing is only logged. */
+static void
+fetch_store(struct fetch *f, const uint8_t hash[BC_HASH_LEN])
+{
+	if (defer_store(hash, bc_buf_data(&f->data), bc_buf_len(&f->data)))
+		return;
+	if (bc_cas_put(&f->cas, hash, bc_buf_data(&f->data),
+	    bc_buf_len(&f->data), f->sub) != BC_OK)
+		bc_info_once("pump store: %s", f->sub);
+	else
+		f->stored++;
+}
+
+/* File i from the wire into the tree and the store, once its contents
+ * match the manifest's hash. */
+static int
+fetch_receive(struct bc_io *io, struct fetch *f, size_t i, char *why)
+{
+	const struct bc_proto3x_ent *e = &f->m->v[i];
+	uint8_t h[BC_HASH_LEN];
+	int r;
+
+	if ((r = bc_proto3x_read_body(io, NULL, NULL, &f->data, why)) !=
+	    BC_OK || (r = add_total(&f->total, &f->data, why)) != BC_OK)
+		return r;
+	/* the client's hash is a claim: checked before use */
+	bc_hash_bytes(bc_buf_data(&f->data), bc_buf_len(&f->data), h);
+	if (memcmp(h, e->hash, BC_HASH_LEN) != 0)
+		return bc_seterr(why, BC_ERR_PROTO,
+		    "%s: contents do not match the manifest's SHA-256",
+		    e->name);
+	fetch_store(f, e->hash);
+	return fetch_add_file(f, i, why);
+}
+
+static int
+fetch_received(struct bc_io *io, struct fetch *f, char *why)
+{
+	size_t i;
+	int r = BC_OK;
+
+	for (i = 0; i < f->nneed && r == BC_OK; i++)
+		r = fetch_receive(io, f, f->need[i], why);
+	return r;
+}
+
+/* The client's cwd in the tree, the tree complete: *cwd set. */
+static int
+fetch_finish(struct fetch *f, const struct bc_request *req,
+    const char *root, char **cwd, char *why)
+{
+	int r;
+
+	if ((r = bc_pump_tree_mkdir(&f->t, req->cwd, why)) != BC_OK ||
+	    (r = bc_pump_tree_finish(&f->t, why)) != BC_OK)
+		return r;
+	bc_debug("bolt pump tree: %zu entries, %zu files from the "
+	    "store, %zu received", f->m->n, f->held, f->nneed);
+	*cwd = xasprintf("%s%s", root, req->cwd);
+	rebase_hmaps(root, req->cwd, &req->argv);
+	return BC_OK;
+}
+
 int
 bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
     struct bc_proto3x_manifest *mp, const char *cache_dir, char **dir,
     char **root, char **cwd, char *why)
 {
-	const struct bc_proto3x_manifest m = *mp;
-	struct bc_pathmap pm;
-	struct bc_pump_tree t;
-	struct bc_cas cas;
-	struct bc_buf data, out;
-	uint32_t *need = NULL;
-	size_t nneed = 0, i, total = 0, held = 0, stored = 0;
-	uint8_t h[BC_HASH_LEN];
-	char sub[BC_ERRLEN];
-	int r, tree_open = 0;
+	struct fetch f;
+	int r;
 
 	*root = NULL;
 	*cwd = NULL;
 	if (*dir == NULL && (r = bc_scratch_mkjob(dir, why)) != BC_OK)
 		return r;
-	bc_pathmap_init(&pm, req->argv.v, req->argv.n);
-	if (bc_cas_open(&cas, cache_dir, 0, sub) != BC_OK)
-		bc_info_once("pump store unavailable (%s): every file is "
-		    "needed", sub);
+	fetch_init(&f, mp, req, cache_dir);
 	*root = xasprintf("%s/root", *dir);
-	bc_buf_init(&data, BC_MAX_FILE);
-	bc_buf_init(&out, BC_BUF_CEILING);
-	if ((r = bc_pump_tree_open(&t, *root, why)) != BC_OK)
+	if ((r = bc_pump_tree_open(&f.t, *root, why)) != BC_OK)
 		goto out;
-	tree_open = 1;
-	need = xcalloc(m.n > 0 ? m.n : 1, sizeof(*need));
-	for (i = 0; i < m.n && r == BC_OK; i++) {
-		const struct bc_proto3x_ent *e = &m.v[i];
-
-		switch (e->kind) {
-		case BC_PROTO3X_LINK:
-			r = bc_pump_tree_add(&t, e->name, 1,
-			    (const uint8_t *)e->target, strlen(e->target), why);
-			break;
-		case BC_PROTO3X_DIR:
-			r = bc_pump_tree_dirm(&t, e->name, why);
-			break;
-		default:
-			bc_buf_reset(&data);
-			if (bc_cas_get(&cas, e->hash, &data, BC_MAX_FILE, sub)
-			    != BC_OK) {
-				need[nneed++] = (uint32_t)i;
-				break;
-			}
-			if ((r = add_total(&total, &data, why)) != BC_OK)
-				break;
-			held++;
-			set_mhash(&m.v[i], &pm, bc_buf_data(&data),
-			    bc_buf_len(&data));
-			r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
-			    bc_buf_len(&data), why);
-			break;
-		}
-	}
-	if (r != BC_OK)
+	f.tree_open = 1;
+	if ((r = fetch_held(&f, why)) != BC_OK ||
+	    (r = fetch_ask(io, &f, why)) != BC_OK)
 		goto out;
-	if ((r = bc_proto3x_write_need(&out, need, nneed, why)) != BC_OK ||
-	    (r = bc_io_write_buf(io, &out, why)) != BC_OK)
-		goto out;
-	for (i = 0; i < nneed && r == BC_OK; i++) {
-		const struct bc_proto3x_ent *e = &m.v[need[i]];
-
-		if ((r = bc_proto3x_read_body(io, NULL, NULL, &data, why))
-		    != BC_OK)
-			break;
-		if ((r = add_total(&total, &data, why)) != BC_OK)
-			break;
-		/* the client's hash is a claim: checked before use */
-		bc_hash_bytes(bc_buf_data(&data), bc_buf_len(&data), h);
-		if (memcmp(h, e->hash, BC_HASH_LEN) != 0) {
-			r = bc_seterr(why, BC_ERR_PROTO,
-			    "%s: contents do not match the manifest's SHA-256",
-			    e->name);
-			break;
-		}
-		if (!defer_store(e->hash, bc_buf_data(&data),
-		    bc_buf_len(&data))) {
-			if (bc_cas_put(&cas, e->hash, bc_buf_data(&data),
-			    bc_buf_len(&data), sub) != BC_OK)
-				bc_info_once("pump store: %s", sub);
-			else
-				stored++;
-		}
-		set_mhash(&m.v[need[i]], &pm, bc_buf_data(&data),
-		    bc_buf_len(&data));
-		r = bc_pump_tree_add(&t, e->name, 0, bc_buf_data(&data),
-		    bc_buf_len(&data), why);
-	}
+	r = fetch_received(io, &f, why);
 	if (r == BC_OK)
-		r = bc_pump_tree_mkdir(&t, req->cwd, why);
-	if (r == BC_OK)
-		r = bc_pump_tree_finish(&t, why);
-	if (r == BC_OK) {
-		bc_debug("bolt pump tree: %zu entries, %zu files from the "
-		    "store, %zu received", m.n, held, nneed);
-		*cwd = xasprintf("%s%s", *root, req->cwd);
-		rebase_hmaps(*root, req->cwd, &req->argv);
-	}
-	if (stored > 0)
-		bc_cas_trim(&cas, 0);
+		r = fetch_finish(&f, req, *root, cwd, why);
+	if (f.stored > 0)
+		bc_cas_trim(&f.cas, 0);
 out:
-	if (tree_open)
-		bc_pump_tree_close(&t);
-	free(need);
-	bc_buf_free(&data);
-	bc_buf_free(&out);
-	bc_cas_close(&cas);
-	bc_pathmap_free(&pm);
+	fetch_free(&f);
 	return r;
 }
