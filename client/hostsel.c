@@ -457,7 +457,12 @@ slot_busy(const char *lockdir, const char *name, int create)
  * byte.  The waiter also holds a write end, so that a FIFO whose last
  * writer closed does not report POLLHUP forever.
  */
-static char wake_path[4096];
+static int
+wake_path(const char *lockdir, char *path, size_t size)
+{
+	return lockdir != NULL && fmt_ok(snprintf(path, size, "%s/wake",
+	    lockdir), size) == BC_OK;
+}
 
 struct waiter {
 	int rfd, wfd;		/* wake FIFO ends, -1 = none */
@@ -468,21 +473,20 @@ struct waiter {
 static void
 waiter_open(struct waiter *w, const char *lockdir)
 {
-	char path[4096];
+	char path[4096], wake[4096];
 	struct stat st;
 	int k;
 
-	if (wake_path[0] == '\0')
+	if (!wake_path(lockdir, wake, sizeof(wake)))
 		return;
 	if (w->rfd < 0) {
-		if (mkfifo(wake_path, 0600) != 0 && errno != EEXIST)
+		if (mkfifo(wake, 0600) != 0 && errno != EEXIST)
 			return;
-		if (lstat(wake_path, &st) != 0 || !S_ISFIFO(st.st_mode))
+		if (lstat(wake, &st) != 0 || !S_ISFIFO(st.st_mode))
 			return;
-		w->rfd = open(wake_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		w->rfd = open(wake, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (w->rfd >= 0)
-			w->wfd = open(wake_path, O_WRONLY | O_NONBLOCK |
-			    O_CLOEXEC);
+			w->wfd = open(wake, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	}
 	if (w->qfd >= 0 || fmt_ok(snprintf(path, sizeof(path), "%s/waiters",
 	    lockdir), sizeof(path)) != BC_OK)
@@ -555,14 +559,15 @@ waiter_sleep(struct waiter *w, int ms)
 }
 
 static void
-wake_waiters(void)
+wake_waiters(const char *lockdir)
 {
+	char wake[4096];
 	int fd;
 
-	if (wake_path[0] == '\0')
+	if (!wake_path(lockdir, wake, sizeof(wake)))
 		return;
 	/* ENXIO: nobody waits */
-	fd = open(wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(wake, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	(void)!write(fd, "w", 1);
@@ -701,7 +706,7 @@ pick_sleep(struct pick *p)
 		/* handed a release, but we wait for a faster host: pass
 		 * the free slot on to the next waiter, and sleep by the
 		 * clock this once */
-		wake_waiters();
+		wake_waiters(p->lockdir);
 		bc_sleep_ms(ms);
 		p->handed = 0;
 	} else
@@ -727,11 +732,9 @@ bc_hostsel_pick(const struct bc_hostlist *hl, const char *lockdir,
 
 	out->fd = -1;
 	out->host = NULL;
+	out->lockdir = lockdir;
 	if (hl->n == 0)
 		return bc_seterr(err, BC_ERR_NOENT, "empty host list");
-	if (fmt_ok(snprintf(wake_path, sizeof(wake_path), "%s/wake", lockdir),
-	    sizeof(wake_path)) != BC_OK)
-		wake_path[0] = '\0';
 	p.cand = xcalloc(hl->n, sizeof(*p.cand));
 	for (;;) {
 		if ((r = pick_scan(&p, err)) != BC_OK)
@@ -792,6 +795,7 @@ bc_hostsel_local_slot(const char *lockdir, int nslots, int64_t max_wait_ms,
 
 	out->fd = -1;
 	out->host = NULL;
+	out->lockdir = NULL;	/* host slots' waiters need not wake */
 	if (nslots <= 0)
 		nslots = 1;
 	for (;;) {
@@ -831,7 +835,7 @@ bc_hostsel_release(struct bc_slot *s)
 {
 	if (s->fd >= 0) {
 		close(s->fd);
-		wake_waiters();
+		wake_waiters(s->lockdir);
 	}
 	s->fd = -1;
 	s->host = NULL;

@@ -26,8 +26,10 @@ struct bc_slot {
 	const struct bc_host *host;	/* NULL for a plain local slot */
 	int index;			/* slot number */
 	size_t host_index;		/* position in the host list */
+	const char *lockdir;		/* whose waiters its release wakes
+					 * (bc_hostsel_pick's), or NULL */
 };
-#define BC_SLOT_INIT { -1, NULL, 0, 0 }
+#define BC_SLOT_INIT { -1, NULL, 0, 0, NULL }
 
 /*
  * One host as the scheduler sees it (input of bc_hostsel_choose).
