@@ -301,7 +301,8 @@ finish(struct job *j, int outcome, int status, int ret)
 		    j->file[0] != '\0' ? j->file : "-",
 		    j->errhead[0] != '\0' ? j->errhead : "(no message)");
 	send_event(j, BC_EV_DONE, outcome, ms);
-	bc_pumpx_store_received(j->conf->cache_dir);	/* if not run */
+	/* if the compiler did not run */
+	bc_pumpx_store_received(&j->received, j->conf->cache_dir);
 	if (j->dir != NULL) {
 		(void)bc_rmtree(j->dir);
 		free(j->dir);
@@ -504,8 +505,8 @@ pumpx_before_compile(struct job *j, const struct bc_request *req, char *why)
 		j->io->deadline_ms = j->deadline;
 		j->io->deadline_name = j->lim_job;
 	}
-	r = bc_pumpx_fetch(j->io, req, &j->pm, j->conf->cache_dir, &j->dir,
-	    &j->pump_root, &j->pump_cwd, why);
+	r = bc_pumpx_fetch(j->io, req, &j->pm, j->conf->cache_dir,
+	    &j->received, &j->dir, &j->pump_root, &j->pump_cwd, why);
 	if (r == BC_OK && j->key_deferred && j->cache != NULL) {
 		/* the header maps are here: the key, and maybe a hit */
 		j->pump_fetched = 1;

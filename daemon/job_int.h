@@ -16,6 +16,7 @@
 #include "common/hash.h"
 #include "common/io.h"
 #include "common/proto.h"
+#include "daemon/pumpx.h"
 #include "common/proto3x.h"
 #include "job.h"
 
@@ -60,6 +61,7 @@ struct job {
 	struct bc_io *io;	/* the request's connection */
 	int64_t beat_next;	/* FLAG_HEARTBEAT: next BEAT due, 0 off */
 	struct bc_proto3x_manifest pm;	/* BOLT pump: the manifest */
+	struct bc_pumpx_received received;	/* its files, to store */
 };
 
 #ifndef W_EXITCODE

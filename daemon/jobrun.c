@@ -370,7 +370,7 @@ bc_jobrun_compile(struct job *j, const char *path, char *const *argv,
 		return outcome;
 	}
 	/* while the compiler runs: keep what the client sent for later jobs */
-	bc_pumpx_store_received(j->conf->cache_dir);
+	bc_pumpx_store_received(&j->received, j->conf->cache_dir);
 	for (;;) {
 		int64_t now, left;
 

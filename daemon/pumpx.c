@@ -22,55 +22,48 @@
 #include "scratch.h"
 
 /*
- * Files received in this worker's job wait here to be put into the store
- * until the compiler runs (bc_pumpx_store_received): a file create costs
- * up to about 1 ms on a journaling disk, and the store only serves later
- * jobs, so it overlaps with the compile instead of delaying it.  Bounded
- * by BC_PUMPX_DEFER_MAX bytes (limits.h); a file beyond that is stored at
- * once.
+ * A received file waits in the job's bc_pumpx_received to be put into the
+ * store until the compiler runs (bc_pumpx_store_received): a file create
+ * costs up to about 1 ms on a journaling disk, and the store only serves
+ * later jobs, so it overlaps with the compile instead of delaying it.
+ * Bounded by BC_PUMPX_DEFER_MAX bytes (limits.h); a file beyond that is
+ * stored at once.
  */
-struct deferred {
-	uint8_t hash[BC_HASH_LEN];
-	uint8_t *data;
-	size_t len;
-};
-static struct deferred *deferred;
-static size_t ndeferred, deferred_bytes;
-
 static int
-defer_store(const uint8_t hash[BC_HASH_LEN], const uint8_t *p, size_t n)
+defer_store(struct bc_pumpx_received *rx, const uint8_t hash[BC_HASH_LEN],
+    const uint8_t *p, size_t n)
 {
-	struct deferred *d;
+	struct bc_pumpx_file *d;
 
-	if (n > BC_PUMPX_DEFER_MAX - deferred_bytes)
+	if (n > BC_PUMPX_DEFER_MAX - rx->bytes)
 		return 0;
-	deferred = xrealloc(deferred, ndeferred + 1, sizeof(*deferred));
-	d = &deferred[ndeferred++];
+	rx->v = xrealloc(rx->v, rx->n + 1, sizeof(*rx->v));
+	d = &rx->v[rx->n++];
 	memcpy(d->hash, hash, BC_HASH_LEN);
 	d->data = xmalloc(n > 0 ? n : 1);
 	if (n > 0)
 		memcpy(d->data, p, n);
 	d->len = n;
-	deferred_bytes += n;
+	rx->bytes += n;
 	return 1;
 }
 
 void
-bc_pumpx_store_received(const char *cache_dir)
+bc_pumpx_store_received(struct bc_pumpx_received *rx, const char *cache_dir)
 {
 	struct bc_cas cas;
 	char e[BC_ERRLEN];
 	size_t i, stored = 0;
 
-	if (ndeferred == 0)
+	if (rx->n == 0)
 		return;
 	if (bc_cas_open(&cas, cache_dir, 0, e) != BC_OK)
 		bc_info_once("pump store unavailable (%s): received files not "
 		    "kept", e);
 	else {
-		for (i = 0; i < ndeferred; i++) {
-			if (bc_cas_put(&cas, deferred[i].hash, deferred[i].data,
-			    deferred[i].len, e) != BC_OK)
+		for (i = 0; i < rx->n; i++) {
+			if (bc_cas_put(&cas, rx->v[i].hash, rx->v[i].data,
+			    rx->v[i].len, e) != BC_OK)
 				bc_info_once("pump store: %s", e);
 			else
 				stored++;
@@ -79,11 +72,18 @@ bc_pumpx_store_received(const char *cache_dir)
 			bc_cas_trim(&cas, 0);
 		bc_cas_close(&cas);
 	}
-	for (i = 0; i < ndeferred; i++)
-		free(deferred[i].data);
-	free(deferred);
-	deferred = NULL;
-	ndeferred = deferred_bytes = 0;
+	bc_pumpx_received_free(rx);
+}
+
+void
+bc_pumpx_received_free(struct bc_pumpx_received *rx)
+{
+	size_t i;
+
+	for (i = 0; i < rx->n; i++)
+		free(rx->v[i].data);
+	free(rx->v);
+	memset(rx, 0, sizeof(*rx));
 }
 
 /* The tree's copy of a header map named by -I/-iquote/-isystem gets its
@@ -276,22 +276,6 @@ bc_pumpx_key(struct bc_proto3x_manifest *m, const struct bc_request *req,
 	return 0;
 }
 
-int
-bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
-    const char *cache_dir, char **dir, char **root, char **cwd, char *why)
-{
-	struct bc_proto3x_manifest m;
-	int r;
-
-	*root = NULL;
-	*cwd = NULL;
-	if ((r = bc_pumpx_read(io, req, &m, why)) != BC_OK)
-		return r;
-	r = bc_pumpx_fetch(io, req, &m, cache_dir, dir, root, cwd, why);
-	bc_proto3x_manifest_free(&m);
-	return r;
-}
-
 /* Count a file's bytes in the job's: BC_OK, or BC_ERR_LIMIT past
  * BC_MAX_JOB_BYTES, from the store and the wire together. */
 static int
@@ -307,6 +291,7 @@ add_total(size_t *total, const struct bc_buf *data, char *why)
 /* One job's files on their way into its pump tree (bc_pumpx_fetch). */
 struct fetch {
 	const struct bc_proto3x_manifest *m;
+	struct bc_pumpx_received *rx;	/* files to store after the compile */
 	struct bc_pathmap pm;	/* for the header maps' mapped digests */
 	struct bc_pump_tree t;
 	int tree_open;
@@ -424,7 +409,8 @@ fetch_ask(struct bc_io *io, struct fetch *f, char *why)
 static void
 fetch_store(struct fetch *f, const uint8_t hash[BC_HASH_LEN])
 {
-	if (defer_store(hash, bc_buf_data(&f->data), bc_buf_len(&f->data)))
+	if (defer_store(f->rx, hash, bc_buf_data(&f->data),
+	    bc_buf_len(&f->data)))
 		return;
 	if (bc_cas_put(&f->cas, hash, bc_buf_data(&f->data),
 	    bc_buf_len(&f->data), f->sub) != BC_OK)
@@ -485,8 +471,9 @@ fetch_finish(struct fetch *f, const struct bc_request *req,
 
 int
 bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
-    struct bc_proto3x_manifest *mp, const char *cache_dir, char **dir,
-    char **root, char **cwd, char *why)
+    struct bc_proto3x_manifest *mp, const char *cache_dir,
+    struct bc_pumpx_received *rx, char **dir, char **root, char **cwd,
+    char *why)
 {
 	struct fetch f;
 	int r;
@@ -496,6 +483,7 @@ bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
 	if (*dir == NULL && (r = bc_scratch_mkjob(dir, why)) != BC_OK)
 		return r;
 	fetch_init(&f, mp, req, cache_dir);
+	f.rx = rx;
 	*root = xasprintf("%s/root", *dir);
 	if ((r = bc_pump_tree_open(&f.t, *root, why)) != BC_OK)
 		goto out;

@@ -43,17 +43,30 @@ int bc_pumpx_key(struct bc_proto3x_manifest *m, const struct bc_request *req,
  * $TMPDIR).  *root, *cwd malloc'd.  Header maps get their mapped digest
  * (bc_pumpx_key) on the way.
  */
+/* Files a job received, to be put into the store once the compiler runs
+ * (bc_pumpx_store_received).  Zeroed before the first use. */
+struct bc_pumpx_file {
+	uint8_t hash[BC_HASH_LEN];
+	uint8_t *data;
+	size_t len;
+};
+struct bc_pumpx_received {
+	struct bc_pumpx_file *v;
+	size_t n;
+	size_t bytes;		/* at most BC_PUMPX_DEFER_MAX */
+};
+
 int bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
-    struct bc_proto3x_manifest *m, const char *cache_dir, char **dir,
-    char **root, char **cwd, char *why);
-/*
- * bc_pumpx_read then bc_pumpx_fetch (no cache step in between).
- */
-int bc_pumpx_receive(struct bc_io *io, const struct bc_request *req,
-    const char *cache_dir, char **dir, char **root, char **cwd, char *why);
-/* Put the files bc_pumpx_fetch received (already checked against their
- * SHA-256) into the store under cache_dir (as for bc_pumpx_fetch); the
- * worker calls it once the compiler runs, and again at the end. */
-void bc_pumpx_store_received(const char *cache_dir);
+    struct bc_proto3x_manifest *m, const char *cache_dir,
+    struct bc_pumpx_received *rx, char **dir, char **root, char **cwd,
+    char *why);
+/* Put the files bc_pumpx_fetch received into rx (already checked against
+ * their SHA-256) into the store under cache_dir (as for bc_pumpx_fetch),
+ * and empty rx; the worker calls it once the compiler runs, and again at
+ * the end. */
+void bc_pumpx_store_received(struct bc_pumpx_received *rx,
+    const char *cache_dir);
+/* Empty rx without storing. */
+void bc_pumpx_received_free(struct bc_pumpx_received *rx);
 
 #endif
