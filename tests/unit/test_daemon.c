@@ -1662,12 +1662,6 @@ daemon_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(daemon_suite());
-	int failed;
-
 	bc_log_silence();
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(daemon_suite());
 }

@@ -566,11 +566,5 @@ statsview_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(statsview_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return bc_unit_run(statsview_suite());
 }
