@@ -14,6 +14,7 @@
 #include "common/hosts.h"
 #include "common/io.h"
 #include "common/json.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "client/statspage.h"
 #include "client/statsview.h"
@@ -358,85 +359,120 @@ bc_statsview_print_summary(FILE *out, const struct bc_statsview_summary *s,
 /* the summary as JSON */
 
 static void
-json_count(FILE *out, const char *key, long long n)
+json_count(struct bc_jsonw *w, const char *key, long long n)
 {
-	fprintf(out, ",\"%s\":%lld", key, n);
+	bc_jsonw_key(w, key);
+	bc_jsonw_int(w, n);
 }
 
 static void
-json_percent(FILE *out, const char *key, long long part, long long whole)
+json_percent(struct bc_jsonw *w, const char *key, long long part,
+    long long whole)
 {
-	fprintf(out, ",\"%s\":%.1f", key, bc_statsview_percent(part, whole));
+	bc_jsonw_key(w, key);
+	bc_jsonw_fixed(w, bc_statsview_percent(part, whole), 1);
 }
 
 static void
-json_reasons(FILE *out, const char *key, const struct bc_statsview_reasons *r)
+json_reasons(struct bc_jsonw *w, const char *key,
+    const struct bc_statsview_reasons *r)
 {
 	size_t i;
 
-	fprintf(out, ",\"%s\":{", key);
-	for (i = 0; i < r->n; i++) {
-		if (i > 0)
-			fputc(',', out);
-		bc_json_fput_str(out, r->v[i].name);
-		fprintf(out, ":%lld", r->v[i].n);
-	}
-	fputc('}', out);
+	bc_jsonw_key(w, key);
+	bc_jsonw_obj(w);
+	for (i = 0; i < r->n; i++)
+		json_count(w, r->v[i].name, r->v[i].n);
+	bc_jsonw_obj_end(w);
 }
 
 /* The names differ from the counters' (a script looking a counter up by
  * name anywhere in the document finds the counter). */
 void
+bc_statsview_summary_json(struct bc_jsonw *w,
+    const struct bc_statsview_summary *s,
+    const struct bc_statsview_farm *farm)
+{
+	bc_jsonw_obj(w);
+	json_count(w, "calls", s->calls);
+	json_count(w, "cacheable_calls", s->cacheable);
+	json_percent(w, "cacheable_percent", s->cacheable, s->calls);
+	json_count(w, "hits", s->hits);
+	json_percent(w, "hit_rate_percent", s->hits, s->cacheable);
+	json_count(w, "hits_local_tier", s->hits_local);
+	json_count(w, "hits_farm", s->hits_farm);
+	json_count(w, "hits_farm_other_checkout", s->hits_other_checkout);
+	json_count(w, "hits_direct_mode", s->hits_direct);
+	json_count(w, "misses", s->misses);
+	json_percent(w, "miss_rate_percent", s->misses, s->cacheable);
+	json_count(w, "uncacheable_calls", s->uncacheable);
+	json_percent(w, "uncacheable_percent", s->uncacheable, s->calls);
+	json_reasons(w, "uncacheable_by_reason", &s->uncacheable_by);
+	json_count(w, "compiles", s->compiles);
+	json_count(w, "compiles_remote", s->remote);
+	json_percent(w, "compiles_remote_percent", s->remote, s->compiles);
+	json_count(w, "compiles_remote_pump", s->remote_pump);
+	json_count(w, "compiles_remote_errors", s->remote_errors);
+	json_count(w, "compiles_retried_locally", s->retried_locally);
+	json_count(w, "compiles_local", s->local);
+	json_percent(w, "compiles_local_percent", s->local, s->compiles);
+	json_count(w, "compiles_local_by_rule", s->local_rule);
+	json_count(w, "compiles_local_fallback", s->local_fallback);
+	json_reasons(w, "compiles_local_fallback_by_reason", &s->fallback_by);
+	json_count(w, "failed_no_fallback", s->failed_no_fallback);
+	json_count(w, "failed_host_attempts", s->host_failures);
+	json_count(w, "sent_bytes", s->bytes_sent);
+	json_count(w, "received_bytes", s->bytes_received);
+	bc_jsonw_key(w, "farm");
+	if (farm == NULL)
+		bc_jsonw_null(w);
+	else {
+		bc_jsonw_obj(w);
+		json_count(w, "hosts", farm->hosts);
+		json_count(w, "answered", farm->answered);
+		json_count(w, "unavailable", farm->unavailable);
+		json_count(w, "not_asked", farm->not_asked);
+		bc_jsonw_obj_end(w);
+	}
+	bc_jsonw_obj_end(w);
+}
+
+/* A document written with bc_jsonw to out, with a newline when nl: BC_OK,
+ * or the writer's error (nothing written then). */
+static int
+json_flush(FILE *out, const struct bc_jsonw *w, int nl)
+{
+	int r = bc_jsonw_end(w);
+
+	if (r != BC_OK)
+		return r;
+	(void)fwrite(bc_buf_data(w->out), 1, bc_buf_len(w->out), out);
+	if (nl)
+		fputc('\n', out);
+	return BC_OK;
+}
+
+void
 bc_statsview_print_summary_json(FILE *out,
     const struct bc_statsview_summary *s,
     const struct bc_statsview_farm *farm)
 {
-	fprintf(out, "{\"calls\":%lld", s->calls);
-	json_count(out, "cacheable_calls", s->cacheable);
-	json_percent(out, "cacheable_percent", s->cacheable, s->calls);
-	json_count(out, "hits", s->hits);
-	json_percent(out, "hit_rate_percent", s->hits, s->cacheable);
-	json_count(out, "hits_local_tier", s->hits_local);
-	json_count(out, "hits_farm", s->hits_farm);
-	json_count(out, "hits_farm_other_checkout", s->hits_other_checkout);
-	json_count(out, "hits_direct_mode", s->hits_direct);
-	json_count(out, "misses", s->misses);
-	json_percent(out, "miss_rate_percent", s->misses, s->cacheable);
-	json_count(out, "uncacheable_calls", s->uncacheable);
-	json_percent(out, "uncacheable_percent", s->uncacheable, s->calls);
-	json_reasons(out, "uncacheable_by_reason", &s->uncacheable_by);
-	json_count(out, "compiles", s->compiles);
-	json_count(out, "compiles_remote", s->remote);
-	json_percent(out, "compiles_remote_percent", s->remote, s->compiles);
-	json_count(out, "compiles_remote_pump", s->remote_pump);
-	json_count(out, "compiles_remote_errors", s->remote_errors);
-	json_count(out, "compiles_retried_locally", s->retried_locally);
-	json_count(out, "compiles_local", s->local);
-	json_percent(out, "compiles_local_percent", s->local, s->compiles);
-	json_count(out, "compiles_local_by_rule", s->local_rule);
-	json_count(out, "compiles_local_fallback", s->local_fallback);
-	json_reasons(out, "compiles_local_fallback_by_reason", &s->fallback_by);
-	json_count(out, "failed_no_fallback", s->failed_no_fallback);
-	json_count(out, "failed_host_attempts", s->host_failures);
-	json_count(out, "sent_bytes", s->bytes_sent);
-	json_count(out, "received_bytes", s->bytes_received);
-	fprintf(out, ",\"farm\":");
-	if (farm == NULL)
-		fprintf(out, "null");
-	else
-		fprintf(out, "{\"hosts\":%lld,\"answered\":%lld,"
-		    "\"unavailable\":%lld,\"not_asked\":%lld}", farm->hosts,
-		    farm->answered, farm->unavailable, farm->not_asked);
-	fputc('}', out);
+	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_jsonw w;
+
+	bc_jsonw_init(&w, &b);
+	bc_statsview_summary_json(&w, s, farm);
+	(void)json_flush(out, &w, 0);
+	bc_buf_free(&b);
 }
 
 void
-bc_statsview_json_value(FILE *out, const char *v)
+bc_statsview_json_value(struct bc_jsonw *w, const char *v)
 {
 	if (bc_json_is_number(v))
-		fputs(v, out);
+		bc_jsonw_number(w, v);
 	else
-		bc_json_fput_str(out, v);
+		bc_jsonw_str(w, v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -596,73 +632,83 @@ print_raw(const struct bc_cconf *cfg, const struct bc_cstats *cs,
 }
 
 static void
-json_kv(const struct bc_strv *keys, const struct bc_strv *vals)
+json_kv(struct bc_jsonw *w, const struct bc_strv *keys,
+    const struct bc_strv *vals)
 {
 	size_t k;
 
-	printf("{");
+	bc_jsonw_obj(w);
 	for (k = 0; k < keys->n; k++) {
-		if (k > 0)
-			printf(",");
-		bc_json_fput_str(stdout, keys->v[k]);
-		printf(":");
-		bc_statsview_json_value(stdout, vals->v[k]);
+		bc_jsonw_key(w, keys->v[k]);
+		bc_statsview_json_value(w, vals->v[k]);
 	}
-	printf("}");
+	bc_jsonw_obj_end(w);
 }
 
 static void
-json_host(const struct bc_host *h, const struct host_stats *hs)
+json_host(struct bc_jsonw *w, const struct bc_host *h,
+    const struct host_stats *hs)
 {
-	printf("{\"host\":");
-	bc_json_fput_str(stdout, h->spec);
-	printf(",\"stats_port\":%d,\"ok\":%s", hs->port, hs->ok ? "true" :
-	    "false");
+	bc_jsonw_obj(w);
+	bc_jsonw_key(w, "host");
+	bc_jsonw_str(w, h->spec);
+	bc_jsonw_key(w, "stats_port");
+	bc_jsonw_int(w, hs->port);
+	bc_jsonw_key(w, "ok");
+	bc_jsonw_bool(w, hs->ok);
 	if (!hs->ok) {
-		printf(",\"error\":");
-		bc_json_fput_str(stdout, hs->err);
+		bc_jsonw_key(w, "error");
+		bc_jsonw_str(w, hs->err);
 	} else {
-		printf(",\"stats\":");
-		json_kv(&hs->keys, &hs->vals);
-		printf(",\"cache\":");
+		bc_jsonw_key(w, "stats");
+		json_kv(w, &hs->keys, &hs->vals);
+		bc_jsonw_key(w, "cache");
 		if (hs->cache)
-			json_kv(&hs->ckeys, &hs->cvals);
+			json_kv(w, &hs->ckeys, &hs->cvals);
 		else
-			printf("null");
+			bc_jsonw_null(w);
 	}
-	printf("}");
+	bc_jsonw_obj_end(w);
 }
 
 /* {"client":{"dir","counters"},"hosts":[...],"summary":{...}}: the first
- * two as before the summary existed. */
-static void
+ * two as before the summary existed.  BC_OK, or BC_ERR_LIMIT when the
+ * document would not fit in memory's ceiling (nothing printed). */
+static int
 print_json(const struct bc_cconf *cfg, const struct bc_cstats *cs,
     const struct bc_hostlist *hl, const struct host_stats *hs,
     const struct bc_statsview_summary *s,
     const struct bc_statsview_farm *farm)
 {
-	size_t i, k = 0;
+	struct bc_buf b = BC_BUF_INIT(BC_BUF_CEILING);
+	struct bc_jsonw w;
+	size_t i;
+	int r;
 
-	printf("{\"client\":{\"dir\":");
-	bc_json_fput_str(stdout, cfg->dir);
-	printf(",\"counters\":{");
-	for (i = 0; i < cs->n; i++) {
-		if (i > 0)
-			printf(",");
-		bc_json_fput_str(stdout, cs->v[i].name);
-		printf(":%lld", cs->v[i].value);
-	}
-	printf("}},\"hosts\":[");
-	for (i = 0; hl != NULL && i < hl->n; i++) {
-		if (!hs[i].asked)
-			continue;
-		if (k++ > 0)
-			printf(",");
-		json_host(&hl->v[i], &hs[i]);
-	}
-	printf("],\"summary\":");
-	bc_statsview_print_summary_json(stdout, s, farm);
-	printf("}\n");
+	bc_jsonw_init(&w, &b);
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "client");
+	bc_jsonw_obj(&w);
+	bc_jsonw_key(&w, "dir");
+	bc_jsonw_str(&w, cfg->dir);
+	bc_jsonw_key(&w, "counters");
+	bc_jsonw_obj(&w);
+	for (i = 0; i < cs->n; i++)
+		json_count(&w, cs->v[i].name, cs->v[i].value);
+	bc_jsonw_obj_end(&w);
+	bc_jsonw_obj_end(&w);
+	bc_jsonw_key(&w, "hosts");
+	bc_jsonw_arr(&w);
+	for (i = 0; hl != NULL && i < hl->n; i++)
+		if (hs[i].asked)
+			json_host(&w, &hl->v[i], &hs[i]);
+	bc_jsonw_arr_end(&w);
+	bc_jsonw_key(&w, "summary");
+	bc_statsview_summary_json(&w, s, farm);
+	bc_jsonw_obj_end(&w);
+	r = json_flush(stdout, &w, 1);
+	bc_buf_free(&b);
+	return r;
 }
 
 int
@@ -675,6 +721,7 @@ bc_statsview_show(const struct bc_cconf *cfg, const struct bc_hostlist *hl,
 	struct host_stats *hs = NULL;
 	char lerr[BC_ERRLEN];
 	size_t i, nh = hl != NULL ? hl->n : 0;
+	int r = BC_OK;
 
 	if (!cfg->dir_ok)
 		return bc_seterr(err, BC_ERR_INVAL, "%s", cfg->error != NULL ?
@@ -689,7 +736,8 @@ bc_statsview_show(const struct bc_cconf *cfg, const struct bc_hostlist *hl,
 		farm_count(hl, hs, &farm);
 	bc_statsview_summarize(&cs, &s);
 	if (o->json)
-		print_json(cfg, &cs, hl, hs, &s, hl != NULL ? &farm : NULL);
+		r = print_json(cfg, &cs, hl, hs, &s, hl != NULL ? &farm :
+		    NULL);
 	else {
 		bc_statsview_print_summary(stdout, &s, hl != NULL ? &farm :
 		    NULL);
@@ -704,5 +752,8 @@ bc_statsview_show(const struct bc_cconf *cfg, const struct bc_hostlist *hl,
 		host_free(&hs[i]);
 	free(hs);
 	bc_cstats_free(&cs);
+	if (r != BC_OK)
+		return bc_seterr(err, r, "the JSON document: %s",
+		    bc_strerror(r));
 	return BC_OK;
 }

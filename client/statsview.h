@@ -27,6 +27,7 @@
 
 #include "common/err.h"
 #include "common/hosts.h"
+#include "common/json.h"
 #include "common/util.h"
 #include "client/cconf.h"
 #include "client/cstats.h"
@@ -100,13 +101,17 @@ double bc_statsview_percent(long long part, long long whole);
 void bc_statsview_print_summary(FILE *out,
     const struct bc_statsview_summary *s,
     const struct bc_statsview_farm *farm);
-/* The summary as a JSON object (no newline) to out. */
+/* The summary as a JSON object, the next value of w (json.h). */
+void bc_statsview_summary_json(struct bc_jsonw *w,
+    const struct bc_statsview_summary *s,
+    const struct bc_statsview_farm *farm);
+/* The same as a document of its own (no newline) to out. */
 void bc_statsview_print_summary_json(FILE *out,
     const struct bc_statsview_summary *s,
     const struct bc_statsview_farm *farm);
-/* A value read from a host's page: a JSON number when it is one as
- * written (json.h), else a JSON string. */
-void bc_statsview_json_value(FILE *out, const char *v);
+/* A value read from a host's page, the next value of w: a JSON number
+ * when it is one as written (json.h), else a JSON string. */
+void bc_statsview_json_value(struct bc_jsonw *w, const char *v);
 
 /*
  * The whole --stats page to stdout: the counters of cfg's state dir, and

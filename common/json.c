@@ -310,6 +310,17 @@ bc_jsonw_fixed(struct bc_jsonw *w, double v, int decimals)
 }
 
 void
+bc_jsonw_number(struct bc_jsonw *w, const char *s)
+{
+	if (w->r == BC_OK && !bc_json_is_number(s)) {
+		w->r = BC_ERR_INVAL;
+		return;
+	}
+	if (jsonw_value(w))
+		w->r = bc_buf_put_str(w->out, s);
+}
+
+void
 bc_jsonw_bool(struct bc_jsonw *w, int v)
 {
 	if (jsonw_value(w))

@@ -82,6 +82,9 @@ void bc_jsonw_str(struct bc_jsonw *w, const char *s);
 void bc_jsonw_int(struct bc_jsonw *w, long long v);
 void bc_jsonw_uint(struct bc_jsonw *w, unsigned long long v);
 void bc_jsonw_fixed(struct bc_jsonw *w, double v, int decimals);
+/* A number as written, when s is exactly one (bc_json_is_number);
+ * BC_ERR_INVAL otherwise (a caller with any text checks first). */
+void bc_jsonw_number(struct bc_jsonw *w, const char *s);
 void bc_jsonw_bool(struct bc_jsonw *w, int v);
 void bc_jsonw_null(struct bc_jsonw *w);
 /* BC_OK, or the first error (BC_ERR_INVAL also when a container or a

@@ -72,25 +72,15 @@ cache_of(struct bc_fasthit *fh, const struct bc_job_conf *conf)
 
 /*
  * The hit's bookkeeping goes to the keeper as a worker's does, but never
- * into the index from here: a full pipe leaves the job to a worker.
+ * into the index from here: a full pipe (or no keeper) leaves the job to
+ * a worker.
  */
 static int
 touch_sent(const struct bc_job_conf *conf, const char *key,
     int64_t compile_ms, const char *origin)
 {
-	struct bc_keeper_rec r;
-
-	if (conf->keeper_fd < 0)
-		return 0;
-	memset(&r, 0, sizeof(r));
-	r.kind = BC_KEEP_TOUCH;
-	snprintf(r.u.touch.key, sizeof(r.u.touch.key), "%s", key);
-	snprintf(r.u.touch.origin, sizeof(r.u.touch.origin), "%s",
-	    origin != NULL ? origin : "");
-	r.u.touch.count = BC_CACHE_COUNT_ALL;
-	r.u.touch.hit = 1;
-	r.u.touch.compile_ms = compile_ms;
-	return bc_keeper_send(conf->keeper_fd, &r) == 0;
+	return bc_keeper_touch_send(conf->keeper_fd, key, BC_CACHE_COUNT_ALL,
+	    1, compile_ms, origin) == 0;
 }
 
 /* The event a worker's end of this hit would send (its DONE). */

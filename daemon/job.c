@@ -589,7 +589,8 @@ struct job_proto {
 	 * stores). */
 	int (*reply)(struct job *j, const struct bc_request *req,
 	    struct bc_reply *rep, struct bc_buf *out, char *e);
-	int hit_asked;		/* before() served the hit already */
+	int hit_asked;		/* before() served the hit already, and
+				 * named the job for it (BC_EV_JOB) */
 	int tree;		/* compiled in a tree under j->pump_root: the
 				 * messages name the client's files */
 };
@@ -767,7 +768,8 @@ check_compiler(struct job *j, const struct bc_request *req,
 	return -1;
 }
 
-/* The job dir and the argv to run there; the job gets its name. */
+/* The job dir and the argv to run there; the job gets its name, unless
+ * the protocol's before() gave it one (one BC_EV_JOB a job). */
 static int
 plan_compile(struct job *j, const struct bc_request *req, struct compile *c,
     char *why)
@@ -794,7 +796,8 @@ plan_compile(struct job *j, const struct bc_request *req, struct compile *c,
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	job_named(j, req, c->plan.orig_src);
+	if (!c->jp->hit_asked)
+		job_named(j, req, c->plan.orig_src);
 	return -1;
 }
 

@@ -46,9 +46,9 @@ bc_keeper_store_row(int fd, struct bc_cache *c,
 	return bc_cache_index_stored(c, row, 1, err);
 }
 
-void
-bc_keeper_touch(int fd, struct bc_cache *c, const char *key, int count,
-    int hit, int64_t compile_ms, const char *origin)
+int
+bc_keeper_touch_send(int fd, const char *key, int count, int hit,
+    int64_t compile_ms, const char *origin)
 {
 	struct bc_keeper_rec r;
 
@@ -60,7 +60,14 @@ bc_keeper_touch(int fd, struct bc_cache *c, const char *key, int count,
 	r.u.touch.count = count;
 	r.u.touch.hit = hit;
 	r.u.touch.compile_ms = compile_ms;
-	if (bc_keeper_send(fd, &r) != 0)
+	return bc_keeper_send(fd, &r);
+}
+
+void
+bc_keeper_touch(int fd, struct bc_cache *c, const char *key, int count,
+    int hit, int64_t compile_ms, const char *origin)
+{
+	if (bc_keeper_touch_send(fd, key, count, hit, compile_ms, origin) != 0)
 		bc_cache_touch_from(c, key, count, hit, compile_ms, origin);
 }
 

@@ -58,8 +58,14 @@ int bc_keeper_send(int fd, const struct bc_keeper_rec *r);
 int bc_keeper_store_row(int fd, struct bc_cache *c,
     const struct bc_cache_stored *row, char *err);
 
-/* A worker's bc_cache_touch_from: sent to the keeper on fd, or done here
- * (c, opening its index) when it cannot be sent. */
+/* A bc_cache_touch_from as a record to the keeper on fd, nothing else:
+ * 0 sent, -1 not (as bc_keeper_send).  The parent's fast path uses it
+ * alone and leaves a hit it cannot count to a worker. */
+int bc_keeper_touch_send(int fd, const char *key, int count, int hit,
+    int64_t compile_ms, const char *origin);
+/* A worker's bc_cache_touch_from: sent to the keeper on fd
+ * (bc_keeper_touch_send), or done here (c, opening its index) when it
+ * cannot be sent. */
 void bc_keeper_touch(int fd, struct bc_cache *c, const char *key, int count,
     int hit, int64_t compile_ms, const char *origin);
 

@@ -35,6 +35,7 @@
 #include "common/exitcode.h"
 #include "common/hash.h"
 #include "common/io.h"
+#include "common/json.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/osdep.h"
@@ -796,23 +797,29 @@ out:
 	return r;
 }
 
-/* The value of "name":N in a JSON object, or -1. */
-static long long
-json_int(const char *json, const char *name)
+/*
+ * The whole count member name of the JSON object text: BC_OK with *v
+ * set (-1 when absent or not a whole number from 0 to 10^12), or
+ * BC_ERR_PROTO with err when text is not a JSON object.
+ */
+static int
+json_count(const char *text, const char *name, long long *v, char *err)
 {
-	char pat[64];
-	const char *p;
-	long long v = 0;
+	struct bc_json doc;
+	double x;
+	int r;
 
-	if ((size_t)snprintf(pat, sizeof(pat), "\"%s\":", name) >= sizeof(pat)
-	    || (p = strstr(json, pat)) == NULL)
-		return -1;
-	p += strlen(pat);
-	if (*p < '0' || *p > '9')
-		return -1;
-	while (*p >= '0' && *p <= '9' && v < 1000000000000LL)
-		v = v * 10 + (*p++ - '0');
-	return v;
+	*v = -1;
+	r = bc_json_parse(&doc, text, strlen(text), err);
+	if (r == BC_OK && bc_json_type(&doc, 0) != BC_JSON_OBJECT)
+		r = bc_seterr(err, BC_ERR_PROTO, "not an object");
+	if (r == BC_OK) {
+		x = bc_json_num(&doc, 0, name, -1);
+		if (x >= 0 && x <= 1e12 && (double)(long long)x == x)
+			*v = (long long)x;
+	}
+	bc_json_free(&doc);
+	return r;
 }
 
 /* The reason a daemon gave: the last error line of its log, else what it
@@ -1000,7 +1007,6 @@ stats_count_job(const struct testd *d, long long *ok, char *err)
 {
 	int64_t deadline = bc_now_ms() + STEP_MS;
 	char e[BC_ERRLEN], *body = NULL;
-	size_t n;
 	int r;
 
 	*ok = -1;
@@ -1009,16 +1015,12 @@ stats_count_job(const struct testd *d, long long *ok, char *err)
 		    e)) != BC_OK)
 			return bc_seterr(err, r, "stats port %d: %s",
 			    d->stats_port, e);
-		n = strlen(body);
-		while (n > 0 && (body[n - 1] == '\n' || body[n - 1] == '\r'))
-			n--;
-		if (body[0] != '{' || n == 0 || body[n - 1] != '}') {
-			free(body);
-			return bc_seterr(err, BC_ERR_PROTO, "stats port %d: "
-			    "/stats.json is not a JSON object", d->stats_port);
-		}
-		*ok = json_int(body, "dcc_compile_ok");
+		r = json_count(body, "dcc_compile_ok", ok, e);
 		free(body);
+		if (r != BC_OK)
+			return bc_seterr(err, BC_ERR_PROTO, "stats port %d: "
+			    "/stats.json is not a JSON object: %s",
+			    d->stats_port, e);
 		if (*ok >= 1)
 			return BC_OK;
 		if (interrupted || bc_now_ms() + 50 >= deadline)

@@ -32,45 +32,12 @@
 /* ---- helpers ------------------------------------------------------- */
 
 static void
-split(const char *cmd, struct bc_strv *sv)
-{
-	char err[BC_ERRLEN];
-
-	bc_strv_init(sv);
-	ck_assert_int_eq(bc_args_split_rsp(cmd, strlen(cmd), sv, err), BC_OK);
-}
-
-/* Plain space join, for exact comparisons ("" for an empty vector). */
-static char *
-join(const struct bc_strv *sv)
-{
-	size_t i, len = 1;
-	char *s;
-
-	for (i = 0; i < sv->n; i++)
-		len += strlen(sv->v[i]) + 1;
-	s = xmalloc(len);
-	s[0] = '\0';
-	len = 0;
-	for (i = 0; i < sv->n; i++) {
-		size_t n = strlen(sv->v[i]);
-
-		if (i > 0)
-			s[len++] = ' ';
-		memcpy(s + len, sv->v[i], n);
-		len += n;
-		s[len] = '\0';
-	}
-	return s;
-}
-
-static void
 classify(const char *cmd, struct bc_plan *p)
 {
 	struct bc_strv av;
 	char err[BC_ERRLEN];
 
-	split(cmd, &av);
+	bc_unit_split_rsp(cmd, &av);
 	bc_plan_init(p);
 	ck_assert_int_eq(bc_args_classify(&av, p, err), BC_OK);
 	bc_strv_free(&av);
@@ -451,13 +418,13 @@ START_TEST(test_cases)
 	ck_assert_ptr_nonnull(p.detail);
 	ck_assert_ptr_nonnull(p.compiler);
 	if (c->remote_argv != NULL) {
-		s = join(&p.remote_argv);
+		s = bc_unit_join(&p.remote_argv);
 		ck_assert_msg(strcmp(s, c->remote_argv) == 0,
 		    "'%s': remote_argv '%s'", c->cmd, s);
 		free(s);
 	}
 	if (c->cpp_argv != NULL) {
-		s = join(&p.cpp_argv);
+		s = bc_unit_join(&p.cpp_argv);
 		ck_assert_msg(strcmp(s, c->cpp_argv) == 0,
 		    "'%s': cpp_argv '%s'", c->cmd, s);
 		free(s);
@@ -592,7 +559,7 @@ START_TEST(test_plan_fields)
 		struct bc_strv av;
 		char err[BC_ERRLEN];
 
-		split("gcc -c b.c -o b.o", &av);
+		bc_unit_split_rsp("gcc -c b.c -o b.o", &av);
 		ck_assert_int_eq(bc_args_classify(&av, &p, err), BC_OK);
 		ck_assert_str_eq(p.source, "b.c");
 		bc_plan_free(&p);
@@ -743,7 +710,7 @@ START_TEST(test_summary_b_vectors)
 			w = strstr(res, " Warning:");
 			if (w != NULL)
 				*w = '\0';
-			split(res, &want);
+			bc_unit_split_rsp(res, &want);
 			/* argv[0]: distcc's rewrite; -x: boltcc's rewrite */
 			free(want.v[0]);
 			want.v[0] = xstrdup(p.remote_argv.v[0]);
@@ -753,8 +720,8 @@ START_TEST(test_summary_b_vectors)
 					free(want.v[i + 1]);
 					want.v[i + 1] = xstrdup("cpp-output");
 				}
-			w = join(&want);
-			got = join(&p.remote_argv);
+			w = bc_unit_join(&want);
+			got = bc_unit_join(&p.remote_argv);
 			ck_assert_msg(strcmp(w, got) == 0, "B %s: remote_argv "
 			    "'%s', distcc sent '%s'", name, got, w);
 			free(w);
@@ -881,7 +848,7 @@ check_xblock(const struct xblock *b, const char *tmpd, int *nremote,
 	size_t i;
 	int coverage;
 
-	split(b->line, &raw);
+	bc_unit_split_rsp(b->line, &raw);
 	ck_assert_uint_gt(raw.n, 10);
 	if (b->resp_file != NULL) {
 		char *arg = xasprintf("@%s", b->resp_file);
@@ -1071,7 +1038,7 @@ START_TEST(test_classify_mutations)
 	char err[BC_ERRLEN];
 	size_t w, drop;
 
-	split(golden, &words);
+	bc_unit_split_rsp(golden, &words);
 	/* drop each word, and each pair of words, in turn */
 	for (drop = 0; drop < words.n * words.n; drop++) {
 		struct bc_strv av = BC_STRV_INIT;
@@ -1153,11 +1120,5 @@ args_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(args_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(args_suite());
 }

@@ -21,6 +21,7 @@
 #include "common/util.h"
 #include "cache/blob.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 /* Offsets in a version 2 blob (blob.h). */
 #define OFF_VERSION 4
@@ -619,11 +620,5 @@ blob_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(blob_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(blob_suite());
 }

@@ -23,6 +23,7 @@
 #include "cache/store.h"
 #include "cache/store_int.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 /* Names in dir, sorted, space-separated. */
 static char *
@@ -260,11 +261,5 @@ blobdir_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(blobdir_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(blobdir_suite());
 }

@@ -584,11 +584,5 @@ buf_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(buf_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(buf_suite());
 }

@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 START_TEST(test_counters_persist_zero)
 {
@@ -195,11 +196,5 @@ counters_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(counters_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(counters_suite());
 }

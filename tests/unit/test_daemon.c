@@ -1435,6 +1435,23 @@ START_TEST(test_keeper)
 		ck_assert(!bc_cache_has(c, kd));
 		ck_assert_int_eq(bc_keeper_store_row(q[1], c, &rd, err), BC_OK);
 		ck_assert(bc_cache_has(c, kd));
+		/* a hit's record alone (the parent's fast path) is not sent
+		 * and counts nothing; bc_keeper_touch counts it here */
+		{
+			struct bc_cache_stats s3, s4;
+
+			ck_assert_int_eq(bc_cache_stats(c, &s3, err), BC_OK);
+			ck_assert_int_eq(bc_keeper_touch_send(q[1], kd,
+			    BC_CACHE_COUNT_ALL, 1, 5, NULL), -1);
+			ck_assert_int_eq(bc_keeper_touch_send(-1, kd,
+			    BC_CACHE_COUNT_ALL, 1, 5, NULL), -1);
+			ck_assert_int_eq(bc_cache_stats(c, &s4, err), BC_OK);
+			ck_assert_uint_eq(s4.hits, s3.hits);
+			bc_keeper_touch(q[1], c, kd, BC_CACHE_COUNT_ALL, 1, 5,
+			    NULL);
+			ck_assert_int_eq(bc_cache_stats(c, &s4, err), BC_OK);
+			ck_assert_uint_eq(s4.hits, s3.hits + 1);
+		}
 		/* and with no keeper at all */
 		keeper_key(5, kd);
 		ck_assert_int_eq(bc_cache_put_blob(c, kd, &ec, 0, &rd, err),
@@ -1645,12 +1662,6 @@ daemon_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(daemon_suite());
-	int failed;
-
 	bc_log_silence();
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(daemon_suite());
 }

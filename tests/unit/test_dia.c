@@ -1105,11 +1105,5 @@ dia_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(dia_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return bc_unit_run(dia_suite());
 }

@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 #include <sqlite3.h>
 
@@ -283,11 +284,5 @@ evict_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(evict_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(evict_suite());
 }

@@ -211,14 +211,8 @@ exepath_suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(exepath_suite());
-	int failed;
-
 	(void)argc;
 	if (realpath(argv[0], self) == NULL)
 		self[0] = '\0';
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(exepath_suite());
 }

@@ -29,6 +29,7 @@
 #include "daemon/keeper.h"
 #include "daemon/policy.h"
 #include "daemon/pumpx.h"
+#include "tests/unit/unit.h"
 
 static char tmpl[] = "/tmp/bc-fasthit.XXXXXX";
 static char *dir;
@@ -412,11 +413,5 @@ fasthit_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(fasthit_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(fasthit_suite());
 }

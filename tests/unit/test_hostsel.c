@@ -437,11 +437,5 @@ hostsel_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(hostsel_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return bc_unit_run(hostsel_suite());
 }

@@ -23,6 +23,7 @@
 #include "cache/store.h"
 #include "cache/store_int.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 /* The first column of sql's first row in dir's index, as text. */
 static char *
@@ -295,11 +296,5 @@ index_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(index_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(index_suite());
 }

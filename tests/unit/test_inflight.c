@@ -21,6 +21,7 @@
 #include "common/util.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 START_TEST(test_inflight)
 {
@@ -193,11 +194,5 @@ inflight_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(inflight_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(inflight_suite());
 }

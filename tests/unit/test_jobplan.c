@@ -330,12 +330,6 @@ jobplan_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(jobplan_suite());
-	int failed;
-
 	bc_log_silence();
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(jobplan_suite());
 }

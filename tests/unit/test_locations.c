@@ -19,6 +19,7 @@
 #include "common/util.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 /* What bc_cache_loc_each reported: "key-index=host" lines. */
 struct seen {
@@ -144,11 +145,5 @@ locations_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(locations_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(locations_suite());
 }

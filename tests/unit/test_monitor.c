@@ -168,12 +168,14 @@ START_TEST(json_writer)
 	bc_jsonw_fixed(&w, 2.0 / 3.0, 2);
 	bc_jsonw_key(&w, "d");
 	bc_jsonw_bool(&w, 0);
+	bc_jsonw_key(&w, "e");
+	bc_jsonw_number(&w, "-0.5e3");
 	bc_jsonw_obj_end(&w);
 	ck_assert_int_eq(bc_jsonw_end(&w), BC_OK);
 	ck_assert_int_eq(bc_buf_put_u8(&out, 0), BC_OK);
 	ck_assert_str_eq((const char *)bc_buf_data(&out), "{\"a\":-3,\"b\\\"\":"
 	    "[18446744073709551615,\"x\\n\\ufffd\",{},[],true,null],"
-	    "\"c\":0.67,\"d\":false}");
+	    "\"c\":0.67,\"d\":false,\"e\":-0.5e3}");
 	ck_assert_int_eq(bc_json_parse(&d, bc_buf_data(&out),
 	    bc_buf_len(&out) - 1, err), BC_OK);
 	ck_assert(bc_json_num(&d, 0, "c", 0) == 0.67);
@@ -194,6 +196,9 @@ START_TEST(json_writer)
 	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
 	bc_jsonw_init(&w, &out);
 	bc_jsonw_arr(&w);
+	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
+	bc_jsonw_init(&w, &out);
+	bc_jsonw_number(&w, "NaN");	/* not a JSON number */
 	ck_assert_int_eq(bc_jsonw_end(&w), BC_ERR_INVAL);
 	bc_jsonw_init(&w, &out);
 	bc_jsonw_obj(&w);
@@ -416,11 +421,5 @@ suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return bc_unit_run(suite());
 }

@@ -405,13 +405,7 @@ mux_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(mux_suite());
-	int failed;
-
 	signal(SIGPIPE, SIG_IGN);
 	bc_log_silence();
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(mux_suite());
 }

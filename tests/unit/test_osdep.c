@@ -204,8 +204,6 @@ main(void)
 {
 	Suite *s = suite_create("osdep");
 	TCase *tc = bc_tcase("osdep", BC_TEST_TIMEOUT);
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_stat_ns);
 	tcase_add_test(tc, test_memfs);
@@ -214,9 +212,5 @@ main(void)
 	tcase_add_test(tc, test_exe_path);
 	tcase_add_test(tc, test_rusage_runnable);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(s);
 }

@@ -856,13 +856,10 @@ suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
+	int status;
 
 	bc_pp_dirs_init(&D);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = bc_unit_run(suite());
 	bc_pp_dirs_free(&D);
-	return failed == 0 ? 0 : 1;
+	return status;
 }

@@ -473,8 +473,6 @@ main(void)
 {
 	Suite *s = suite_create("pump");
 	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_tree_good);
@@ -486,9 +484,5 @@ main(void)
 	tcase_add_test(t, test_proto3_roundtrip);
 	tcase_add_test(t, test_proto3_reply);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(s);
 }

@@ -386,8 +386,6 @@ main(void)
 {
 	Suite *s = suite_create("pumpname");
 	TCase *t = bc_tcase("core", BC_TEST_TIMEOUT);
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(t, test_name_good);
 	tcase_add_test(t, test_name_hostile);
@@ -397,9 +395,5 @@ main(void)
 	tcase_add_test(t, test_names_chain_limit);
 	tcase_add_test(t, test_manifest_check);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(s);
 }

@@ -2,16 +2,20 @@
  * test_pumpx.c - pump mode, client and BOLT extension: the BOLT pump
  * framing (round trip, limits, a mutation loop over a golden manifest),
  * the daemon's content store (hash verified before storing and when
- * reading, LRU trim), header-map rebasing, and the client's scan result
- * (entry order, markers, hashes, fallbacks).
+ * reading, LRU trim), header-map rebasing, the client's scan result
+ * (entry order, markers, hashes, fallbacks), and one job between the
+ * client and a worker (the events the worker sends its parent).
  */
 #include "config.h"
 
 #include <check.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -21,6 +25,7 @@
 #include "common/proto3x.h"
 #include "common/wire.h"
 #include "common/util.h"
+#include "common/hosts.h"
 #include "client/args.h"
 #include "client/pump.h"
 #include "client/pumpx.h"
@@ -28,6 +33,9 @@
 #include "common/io.h"
 #include "daemon/pumpx.h"
 #include "daemon/cas.h"
+#include "daemon/job.h"
+#include "daemon/policy.h"
+#include "daemon/scratch.h"
 #include "preproc/hmap.h"
 #include "preproc/memo.h"
 #include "tests/unit/unit.h"
@@ -668,6 +676,125 @@ START_TEST(test_prepare)
 }
 END_TEST
 
+/*
+ * A BOLT pump job compiled by a worker (daemon/job.c) for the client's
+ * own code (bc_cpumpx_compile): the manifest, the files asked for, the
+ * reply.  The parent hears of the job once (one BC_EV_JOB, named after
+ * the source), then its slot and its end.
+ */
+START_TEST(test_worker_events)
+{
+	struct bc_strv argv = BC_STRV_INIT;
+	struct bc_hostlist hl;
+	struct bc_remote_counts counts;
+	struct bc_policy pol;
+	struct bc_job_conf conf;
+	struct bc_job_event ev;
+	struct bc_reply rep;
+	struct bc_plan plan;
+	struct bc_cpump p;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	char *dir, *spec, *cache, err[BC_ERRLEN];
+	const char *fb, *why;
+	int ls, evp[2], status, njob = 0, ndone = 0, nslot = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(bc_mkdtemp(getenv("TMPDIR"), "cpumpw_", &dir, NULL),
+	    BC_OK);
+	ck_assert_int_eq(chdir(dir), 0);
+	put("w.c", "int w = 1;\n");
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(ls, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 1), 0);
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	ck_assert_int_eq(pipe(evp), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = accept(ls, NULL, NULL);
+
+		close(evp[0]);
+		if (fd < 0)
+			_exit(1);
+		/* the job dir, the file store and the cache: all in dir */
+		if (bc_scratch_init(dir, NULL, err) != BC_OK)
+			_exit(1);
+		cache = xasprintf("%s/cache", dir);
+		bc_policy_init(&pol);
+		bc_policy_set_path(&pol, "/usr/bin:/bin");
+		memset(&conf, 0, sizeof(conf));
+		conf.policy = &pol;
+		conf.cache_dir = cache;
+		conf.slot_fd = -1;
+		conf.keeper_fd = -1;
+		conf.event_fd = evp[1];
+		conf.io_timeout_ms = 20000;
+		conf.request_timeout_ms = 20000;
+		conf.job_timeout_ms = 60000;
+		conf.version = "test";
+		bc_job_serve(&conf, fd, fd, "test");
+		_exit(0);
+	}
+	close(ls);
+	close(evp[1]);
+
+	bc_strv_push(&argv, "gcc");
+	bc_strv_push(&argv, "-c");
+	bc_strv_push(&argv, "w.c");
+	ck_assert_int_eq(bc_args_classify(&argv, &plan, err), BC_OK);
+	bc_cpump_init(&p);
+	ck_assert_int_eq(bc_cpump_prepare(&p, &plan, &argv, NULL, dir, NULL,
+	    1, &fb, err), BC_OK);
+	spec = xasprintf("127.0.0.1:%d,bolt", (int)ntohs(sa.sin_port));
+	ck_assert_int_eq(bc_hosts_parse(spec, 1, &hl, err), BC_OK);
+	bc_reply_init(&rep);
+	ck_assert_msg(bc_cpumpx_compile(&p, &hl.v[0], 20000, 20000, &rep,
+	    &counts, &why, err) == BC_OK, "%s: %s", why, err);
+	ck_assert_uint_eq(rep.status, 0);
+	ck_assert_uint_gt(bc_buf_len(&rep.doto), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	while (read(evp[0], &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
+		switch (ev.kind) {
+		case BC_EV_JOB:
+			njob++;
+			ck_assert_int_eq(ev.mode, BC_MODE_BOLT_PUMP);
+			ck_assert_str_eq(ev.file, "w.c");
+			ck_assert_int_eq(ndone + nslot, 0);
+			break;
+		case BC_EV_SLOT_START:
+			nslot++;
+			break;
+		case BC_EV_DONE:
+			ndone++;
+			ck_assert_int_eq(ev.outcome, BC_OUT_OK);
+			break;
+		default:
+			break;
+		}
+	}
+	close(evp[0]);
+	ck_assert_int_eq(njob, 1);
+	ck_assert_int_eq(nslot, 1);
+	ck_assert_int_eq(ndone, 1);
+
+	bc_reply_free(&rep);
+	bc_hosts_free(&hl);
+	free(spec);
+	bc_cpump_free(&p);
+	bc_plan_free(&plan);
+	bc_strv_free(&argv);
+	ck_assert_int_eq(chdir("/"), 0);
+	(void)bc_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* A record without a hash whose text has a space 64 bytes after the "-"
  * (a path of 58 bytes, then "D 1 ...") must not be read as a hash. */
 START_TEST(test_memo_nohash_record)
@@ -707,17 +834,14 @@ suite(void)
 	tcase_add_test(tc, test_prepare);
 	tcase_add_test(tc, test_memo_nohash_record);
 	suite_add_tcase(s, tc);
+	tc = bc_tcase("worker", BC_TEST_TIMEOUT_SLOW);
+	tcase_add_test(tc, test_worker_events);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
 int
 main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return bc_unit_run(suite());
 }

@@ -25,6 +25,7 @@
 #include "common/util.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 START_TEST(test_reconcile)
 {
@@ -290,11 +291,5 @@ reconcile_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(reconcile_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(reconcile_suite());
 }

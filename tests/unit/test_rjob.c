@@ -33,6 +33,7 @@
 #include "client/jobcache.h"
 #include "client/remote.h"
 #include "client/rjob.h"
+#include "tests/unit/unit.h"
 
 /* A wait status: exit code c, or killed by signal s. */
 #define EXITED(c)	((uint32_t)((c) & 0xff) << 8)
@@ -507,11 +508,5 @@ rjob_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(rjob_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return bc_unit_run(rjob_suite());
 }

@@ -27,40 +27,7 @@
 #include "common/util.h"
 #include "tests/unit/unit.h"
 
-/* ---- helpers (as in test_args.c) ------------------------------------ */
-
-static void
-split(const char *cmd, struct bc_strv *sv)
-{
-	char err[BC_ERRLEN];
-
-	bc_strv_init(sv);
-	ck_assert_int_eq(bc_args_split_rsp(cmd, strlen(cmd), sv, err), BC_OK);
-}
-
-/* Plain space join, for exact comparisons ("" for an empty vector). */
-static char *
-join(const struct bc_strv *sv)
-{
-	size_t i, len = 1;
-	char *s;
-
-	for (i = 0; i < sv->n; i++)
-		len += strlen(sv->v[i]) + 1;
-	s = xmalloc(len);
-	s[0] = '\0';
-	len = 0;
-	for (i = 0; i < sv->n; i++) {
-		size_t n = strlen(sv->v[i]);
-
-		if (i > 0)
-			s[len++] = ' ';
-		memcpy(s + len, sv->v[i], n);
-		len += n;
-		s[len] = '\0';
-	}
-	return s;
-}
+/* ---- helpers (split and join: unit.c) ------------------------------- */
 
 static void
 mkdir_in(const char *base, const char *name)
@@ -169,14 +136,14 @@ expand_join(const char *cmd, int want_rc)
 	char *s;
 	int rc;
 
-	split(cmd, &in);
+	bc_unit_split_rsp(cmd, &in);
 	rc = bc_args_expand_rsp(&in, &out, err);
 	ck_assert_msg(rc == want_rc, "expand '%s': rc %d (%s)", cmd, rc, err);
 	if (rc != BC_OK) {
 		ck_assert(err[0] != '\0');
 		ck_assert_uint_eq(out.n, 0);
 	}
-	s = join(&out);
+	s = bc_unit_join(&out);
 	bc_strv_free(&in);
 	bc_strv_free(&out);
 	return s;
@@ -368,7 +335,7 @@ split_roundtrip(const char *text, size_t n)
 		ck_assert_ptr_nonnull(a.v[i]);
 		quote_word(&q, a.v[i]);
 	}
-	joined = join(&q);
+	joined = bc_unit_join(&q);
 	ck_assert_int_eq(bc_args_split_rsp(joined, strlen(joined), &b, err),
 	    BC_OK);
 	ck_assert_uint_eq(a.n, b.n);
@@ -428,11 +395,5 @@ rsp_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(rsp_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(rsp_suite());
 }

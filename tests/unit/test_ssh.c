@@ -709,8 +709,6 @@ main(void)
 {
 	Suite *s = suite_create("ssh");
 	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
-	SRunner *sr;
-	int nf;
 
 	bc_log_silence();
 	tcase_add_test(tc, t_golden);
@@ -726,9 +724,5 @@ main(void)
 	tcase_add_test(tc, t_jump_parse);
 	tcase_add_test(tc, t_resolve_jump);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? 0 : 1;
+	return bc_unit_run(s);
 }

@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "cache/store.h"
 #include "tests/unit/cachetest.h"
+#include "tests/unit/unit.h"
 
 #include <sqlite3.h>
 
@@ -424,11 +425,5 @@ store_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(store_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(store_suite());
 }

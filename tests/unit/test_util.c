@@ -733,11 +733,5 @@ util_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(util_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(util_suite());
 }

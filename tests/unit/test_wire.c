@@ -605,12 +605,6 @@ wire_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(wire_suite());
-	int failed;
-
 	signal(SIGPIPE, SIG_IGN);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return bc_unit_run(wire_suite());
 }
