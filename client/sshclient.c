@@ -35,20 +35,35 @@
 #include "client/ssh.h"
 #include "client/sshconf.h"
 
-/* The client's configuration (bc_ssh_configure, by main; it outlives
- * every use here), and the local user's home and name from it, found
- * when an SSH host is first resolved (user_env). */
-static const struct bc_cconf *ssh_cfg;
-static char *g_home, *g_luser;
+/* A helper request under way for a host (pending_set). */
+struct pending {
+	const struct bc_host *h;
+	int ctl;
+	char *command;
+	char *label;
+};
+#define SSH_MAX_PENDING 16
 
-/* ssh_cfg, or an empty environment before bc_ssh_configure. */
+/* The SSH client of this process, set up by main: its configuration
+ * (bc_ssh_configure; it outlives every use here), the local user's home
+ * and name from it, found when an SSH host is first resolved (user_env),
+ * boltcc's argv[0] (to find the helper next to it) and the helper
+ * requests under way. */
+static struct {
+	const struct bc_cconf *cfg;
+	char *home, *luser;
+	char *argv0;
+	struct pending pend[SSH_MAX_PENDING];
+} ssh;
+
+/* ssh.cfg, or an empty environment before bc_ssh_configure. */
 static const struct bc_cconf *
 cfg(void)
 {
 	static const struct bc_cconf none = { .ssh_idle = -1,
 	    .ssh_reuse_wait = -1 };
 
-	return ssh_cfg != NULL ? ssh_cfg : &none;
+	return ssh.cfg != NULL ? ssh.cfg : &none;
 }
 
 /* The state dir ($DIR), NULL if unusable. */
@@ -68,23 +83,23 @@ user_env(void)
 	const char *v = cfg()->home;
 	struct passwd *pw = NULL;
 
-	if (g_home != NULL)
+	if (ssh.home != NULL)
 		return;
 	if (v == NULL || *v == '\0' || cfg()->user == NULL)
 		pw = getpwuid(getuid());
-	g_home = xstrdup(v != NULL && *v != '\0' ? v :
+	ssh.home = xstrdup(v != NULL && *v != '\0' ? v :
 	    (pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : "/"));
 	v = pw != NULL ? pw->pw_name : cfg()->user;
-	g_luser = xstrdup(v != NULL ? v : "root");
+	ssh.luser = xstrdup(v != NULL ? v : "root");
 }
 
 void
 bc_ssh_configure(const struct bc_cconf *c)
 {
-	free(g_home);
-	free(g_luser);
-	g_home = g_luser = NULL;	/* user_env(), when an SSH host is used */
-	ssh_cfg = c;
+	free(ssh.home);
+	free(ssh.luser);
+	ssh.home = ssh.luser = NULL;	/* user_env(), when an SSH host is used */
+	ssh.cfg = c;
 }
 
 void
@@ -121,14 +136,14 @@ load_config(const char *name, struct bc_sshcfg *c, char *err)
 {
 	struct bc_sshcfg_inc inc;
 	char e2[BC_ERRLEN];
-	char *dir = xasprintf("%s/.ssh", g_home);
+	char *dir = xasprintf("%s/.ssh", ssh.home);
 	char *path = xasprintf("%s/config", dir);
 	size_t i;
 	int r;
 
 	bc_sshcfg_init(c);
 	memset(&inc, 0, sizeof(inc));
-	inc.home = g_home;
+	inc.home = ssh.home;
 	inc.dir = dir;
 	r = bc_sshcfg_read(path, &inc, name, c, e2);
 	if (r == BC_OK) {
@@ -154,7 +169,7 @@ push_expanded(struct bc_strv *out, const struct bc_strv *in,
 	size_t i;
 
 	for (i = 0; i < in->n; i++) {
-		char *p = bc_sshcfg_expand(in->v[i], g_home, g_luser, t->user,
+		char *p = bc_sshcfg_expand(in->v[i], ssh.home, ssh.luser, t->user,
 		    t->hostname, err);
 
 		if (p == NULL)
@@ -197,14 +212,14 @@ fill_auth(struct bc_ssh_target *t, const struct bc_sshcfg *c, char *err)
 	if (r == BC_OK && c->identity.n == 0)
 		for (i = 0; defs[i] != NULL; i++)
 			bc_strv_push_owned(&t->identities,
-			    xasprintf("%s/.ssh/%s", g_home, defs[i]));
+			    xasprintf("%s/.ssh/%s", ssh.home, defs[i]));
 	if (r == BC_OK && c->known_hosts.n > 0)
 		r = push_expanded(&t->known_hosts, &c->known_hosts, t, err);
 	else if (r == BC_OK) {
 		bc_strv_push_owned(&t->known_hosts,
-		    xasprintf("%s/.ssh/known_hosts", g_home));
+		    xasprintf("%s/.ssh/known_hosts", ssh.home));
 		bc_strv_push_owned(&t->known_hosts,
-		    xasprintf("%s/.ssh/known_hosts2", g_home));
+		    xasprintf("%s/.ssh/known_hosts2", ssh.home));
 	}
 	if (r == BC_OK && c->global_known_hosts.n > 0)
 		r = push_expanded(&t->known_hosts, &c->global_known_hosts, t,
@@ -220,7 +235,7 @@ fill_auth(struct bc_ssh_target *t, const struct bc_sshcfg *c, char *err)
 		t->agent = NULL;
 	else if (c->identity_agent != NULL &&
 	    strcmp(c->identity_agent, "SSH_AUTH_SOCK") != 0)
-		t->agent = bc_sshcfg_expand(c->identity_agent, g_home, g_luser,
+		t->agent = bc_sshcfg_expand(c->identity_agent, ssh.home, ssh.luser,
 		    t->user, t->hostname, NULL);
 	else
 		t->agent = cfg()->ssh_agent != NULL ?
@@ -247,7 +262,7 @@ resolve_conn(const char *name, const char *user, int port, int timeout_ms,
 	t->hostname = xstrdup(c->hostname != NULL ? c->hostname : name);
 	t->port = port > 0 ? port : (c->port > 0 ? c->port : 22);
 	t->user = xstrdup(user != NULL && *user != '\0' ? user :
-	    (c->user != NULL ? c->user : g_luser));
+	    (c->user != NULL ? c->user : ssh.luser));
 	t->strict = c->strict < 0 ? BC_SSH_STRICT_YES : c->strict;
 	t->timeout_ms = c->connect_timeout > 0 ? c->connect_timeout * 1000 :
 	    timeout_ms;
@@ -557,36 +572,29 @@ bad:
 /* --------------------------------------------------------------------- */
 /* client side */
 
-struct pending {
-	const struct bc_host *h;
-	int ctl;
-	char *command;
-	char *label;
-};
-static struct pending g_pend[16];
 
 static void
 pending_set(const struct bc_host *h, int ctl, const struct bc_ssh_target *t)
 {
 	size_t i, slot = 0;
 
-	for (i = 0; i < 16; i++)
-		if (g_pend[i].h == h || g_pend[i].h == NULL) {
+	for (i = 0; i < SSH_MAX_PENDING; i++)
+		if (ssh.pend[i].h == h || ssh.pend[i].h == NULL) {
 			slot = i;
 			break;
 		}
-	if (i == 16)
+	if (i == SSH_MAX_PENDING)
 		slot = 0;
-	if (g_pend[slot].h != NULL) {
-		if (g_pend[slot].ctl >= 0)
-			close(g_pend[slot].ctl);
-		free(g_pend[slot].command);
-		free(g_pend[slot].label);
+	if (ssh.pend[slot].h != NULL) {
+		if (ssh.pend[slot].ctl >= 0)
+			close(ssh.pend[slot].ctl);
+		free(ssh.pend[slot].command);
+		free(ssh.pend[slot].label);
 	}
-	g_pend[slot].h = h;
-	g_pend[slot].ctl = ctl;
-	g_pend[slot].command = xstrdup(t->command);
-	g_pend[slot].label = xasprintf("%s@%s", t->user, t->alias);
+	ssh.pend[slot].h = h;
+	ssh.pend[slot].ctl = ctl;
+	ssh.pend[slot].command = xstrdup(t->command);
+	ssh.pend[slot].label = xasprintf("%s@%s", t->user, t->alias);
 }
 
 static void
@@ -602,13 +610,11 @@ close_fds_from(int lo, int keep1, int keep2)
 			(void)close(fd);
 }
 
-static char *g_argv0;
-
 void
 bc_ssh_set_argv0(const char *argv0)
 {
-	free(g_argv0);
-	g_argv0 = argv0 != NULL ? xstrdup(argv0) : NULL;
+	free(ssh.argv0);
+	ssh.argv0 = argv0 != NULL ? xstrdup(argv0) : NULL;
 }
 
 /* The helper executable: next to boltcc itself (a build tree, or both in
@@ -616,7 +622,7 @@ bc_ssh_set_argv0(const char *argv0)
 static char *
 helper_exe(char *err)
 {
-	char *self = bc_exe_path(g_argv0, cfg()->path_env), *p = NULL, *slash;
+	char *self = bc_exe_path(ssh.argv0, cfg()->path_env), *p = NULL, *slash;
 
 	if (self != NULL && (slash = strrchr(self, '/')) != NULL) {
 		*slash = '\0';
@@ -968,9 +974,9 @@ bc_ssh_explain(const struct bc_host *h, char *err)
 
 	if (h == NULL || h->kind != BC_HOST_SSH)
 		return 0;
-	for (i = 0; i < 16; i++)
-		if (g_pend[i].h == h && g_pend[i].ctl >= 0)
-			p = &g_pend[i];
+	for (i = 0; i < SSH_MAX_PENDING; i++)
+		if (ssh.pend[i].h == h && ssh.pend[i].ctl >= 0)
+			p = &ssh.pend[i];
 	if (p == NULL)
 		return 0;
 	r = read_line(p->ctl, line, sizeof(line), NULL, bc_now_ms() + 3000);
