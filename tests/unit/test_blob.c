@@ -600,11 +600,10 @@ static Suite *
 blob_suite(void)
 {
 	Suite *s = suite_create("blob");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest test takes 0.05 s under ASan on 2 busy cores */
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_blob_roundtrip);
 	tcase_add_test(tc, test_blob_version1);
 	tcase_add_test(tc, test_blob_empty);

@@ -244,11 +244,10 @@ static Suite *
 blobdir_suite(void)
 {
 	Suite *s = suite_create("blobdir");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest test takes 0.15 s under ASan on 2 busy cores */
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_blobdir_paths);
 	tcase_add_test(tc, test_blobdir_write);
 	tcase_add_test(tc, test_blobdir_exists);

@@ -268,12 +268,11 @@ static Suite *
 evict_suite(void)
 {
 	Suite *s = suite_create("evict");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest, test_admin_ops (300 stores), takes 0.9 s under ASan
 	 * on 2 busy cores */
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_lru_eviction);
 	tcase_add_test(tc, test_admin_ops);
 	tcase_add_test(tc, test_evict_edges);

@@ -398,10 +398,9 @@ static Suite *
 fasthit_suite(void)
 {
 	Suite *s = suite_create("fasthit");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT_SLOW);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, absent_key_is_a_miss);
 	tcase_add_test(tc, stored_key_is_served_whole);
 	tcase_add_test(tc, left_to_a_worker);

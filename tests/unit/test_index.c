@@ -279,11 +279,10 @@ static Suite *
 index_suite(void)
 {
 	Suite *s = suite_create("index");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest test takes 0.15 s under ASan on 2 busy cores */
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_index_new);
 	tcase_add_test(tc, test_index_lazy_newer);
 	tcase_add_test(tc, test_migrate_v1);

@@ -131,11 +131,10 @@ static Suite *
 locations_suite(void)
 {
 	Suite *s = suite_create("locations");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest test takes 0.2 s under ASan on 2 busy cores */
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_locations);
 	tcase_add_test(tc, test_locations_bad_rows);
 	suite_add_tcase(s, tc);

@@ -276,11 +276,10 @@ static Suite *
 reconcile_suite(void)
 {
 	Suite *s = suite_create("reconcile");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest test takes 0.15 s under ASan on 2 busy cores */
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_reconcile);
 	tcase_add_test(tc, test_reconcile_sizes_names_limit);
 	tcase_add_test(tc, test_reconcile_unreadable);

@@ -483,9 +483,8 @@ static Suite *
 rjob_suite(void)
 {
 	Suite *s = suite_create("rjob");
-	TCase *tc = tcase_create("decisions");
+	TCase *tc = bc_tcase("decisions", BC_TEST_TIMEOUT);
 
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, verdict_by_tally);
 	tcase_add_test(tc, farm_failure_statuses);
 	tcase_add_test(tc, proto_and_pump_per_host);
@@ -493,8 +492,7 @@ rjob_suite(void)
 	suite_add_tcase(s, tc);
 	/* a few hundred small files in a temp dir per test: generous for
 	 * ASan on a busy machine */
-	tc = tcase_create("state");
-	tcase_set_timeout(tc, 60);
+	tc = bc_tcase("state", BC_TEST_TIMEOUT_SLOW);
 	tcase_add_test(tc, host_independent_lists);
 	tcase_add_test(tc, hosts_tried_in_order);
 	tcase_add_test(tc, failure_counted_marked_remembered);

@@ -407,11 +407,10 @@ static Suite *
 store_suite(void)
 {
 	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("core");
+	TCase *tc = bc_tcase("core", BC_TEST_TIMEOUT);
 
 	tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
 	/* the longest test takes 0.1 s under ASan on 2 busy cores */
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_get_put);
 	tcase_add_test(tc, test_index_stored_fails);
 	tcase_add_test(tc, test_put_halves);
