@@ -151,6 +151,9 @@ bc_job_name_src(const char *src, char *file, size_t filen, char *raw,
 static void
 job_named(struct job *j, const struct bc_request *req, const char *src)
 {
+	if (j->named)
+		return;		/* one BC_EV_JOB a job */
+	j->named = 1;
 	bc_job_name_src(src, j->file, sizeof(j->file), j->src,
 	    sizeof(j->src));
 	j->mode = req->proto != BC_PROTO_BOLT ? (BC_REQ_IS_PUMP(req) ?
@@ -589,8 +592,7 @@ struct job_proto {
 	 * stores). */
 	int (*reply)(struct job *j, const struct bc_request *req,
 	    struct bc_reply *rep, struct bc_buf *out, char *e);
-	int hit_asked;		/* before() served the hit already, and
-				 * named the job for it (BC_EV_JOB) */
+	int hit_asked;		/* before() served the hit already */
 	int tree;		/* compiled in a tree under j->pump_root: the
 				 * messages name the client's files */
 };
@@ -768,8 +770,8 @@ check_compiler(struct job *j, const struct bc_request *req,
 	return -1;
 }
 
-/* The job dir and the argv to run there; the job gets its name, unless
- * the protocol's before() gave it one (one BC_EV_JOB a job). */
+/* The job dir and the argv to run there; the job gets its name (if the
+ * protocol's before() has not given it one). */
 static int
 plan_compile(struct job *j, const struct bc_request *req, struct compile *c,
     char *why)
@@ -796,8 +798,7 @@ plan_compile(struct job *j, const struct bc_request *req, struct compile *c,
 		refuse(j, req, why);
 		return BC_OUT_OTHER;
 	}
-	if (!c->jp->hit_asked)
-		job_named(j, req, c->plan.orig_src);
+	job_named(j, req, c->plan.orig_src);
 	return -1;
 }
 

@@ -62,6 +62,7 @@ struct job {
 	int64_t beat_next;	/* FLAG_HEARTBEAT: next BEAT due, 0 off */
 	struct bc_proto3x_manifest pm;	/* BOLT pump: the manifest */
 	struct bc_pumpx_received received;	/* its files, to store */
+	int named;		/* BC_EV_JOB sent (job_named) */
 };
 
 #ifndef W_EXITCODE

@@ -48,6 +48,18 @@ defer_store(struct bc_pumpx_received *rx, const uint8_t hash[BC_HASH_LEN],
 	return 1;
 }
 
+/* Empty rx without storing. */
+static void
+received_free(struct bc_pumpx_received *rx)
+{
+	size_t i;
+
+	for (i = 0; i < rx->n; i++)
+		free(rx->v[i].data);
+	free(rx->v);
+	memset(rx, 0, sizeof(*rx));
+}
+
 void
 bc_pumpx_store_received(struct bc_pumpx_received *rx, const char *cache_dir)
 {
@@ -72,18 +84,7 @@ bc_pumpx_store_received(struct bc_pumpx_received *rx, const char *cache_dir)
 			bc_cas_trim(&cas, 0);
 		bc_cas_close(&cas);
 	}
-	bc_pumpx_received_free(rx);
-}
-
-void
-bc_pumpx_received_free(struct bc_pumpx_received *rx)
-{
-	size_t i;
-
-	for (i = 0; i < rx->n; i++)
-		free(rx->v[i].data);
-	free(rx->v);
-	memset(rx, 0, sizeof(*rx));
+	received_free(rx);
 }
 
 /* The tree's copy of a header map named by -I/-iquote/-isystem gets its

@@ -66,7 +66,5 @@ int bc_pumpx_fetch(struct bc_io *io, const struct bc_request *req,
  * the end. */
 void bc_pumpx_store_received(struct bc_pumpx_received *rx,
     const char *cache_dir);
-/* Empty rx without storing. */
-void bc_pumpx_received_free(struct bc_pumpx_received *rx);
 
 #endif
